@@ -1,0 +1,152 @@
+/**
+ * Scores end-of-turn and barge-in decisions on the labelled corpus (../shared/corpus beside the repo).
+ * Shared by bench/audio_corpus.bench.ts and test/audio/corpus_scenarios.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createCallAudioState, readWav, resolveBargeIn, stepCallAudioWith,
+  type AudioEvent, type CallAudioSettings,
+} from '../src/audio/index.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const CORPUS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'corpus');
+
+interface Seg { index: number; kind: 'speech' | 'backchannel'; startMs: number; endMs: number; text: string; turnIndex: number | null }
+interface Turn { index: number; startMs: number; endMs: number; text: string; bargeIn: boolean }
+interface Agent { startMs: number; endMs: number; callerSpeech: { kind: 'backchannel' | 'barge_in'; startMs: number; endMs: number; text: string }[] }
+export interface Scenario {
+  name: string; durationMs: number; tags: string[];
+  files: { mulaw8k: { path: string }; pcm16k: { path: string } };
+  segments: Seg[]; turns: Turn[]; agentSpeaking: Agent[];
+}
+
+export function loadManifest(): Scenario[] {
+  return JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')).scenarios as Scenario[];
+}
+
+export function loadScenarioPcm(sc: Scenario, rate: 8000 | 16000): Int16Array {
+  const file = rate === 8000 ? sc.files.mulaw8k.path : sc.files.pcm16k.path;
+  return readWav(readFileSync(path.join(CORPUS_DIR, path.basename(file)))).pcm;
+}
+
+export function agentSpeakingAt(sc: Scenario, ms: number): boolean {
+  return sc.agentSpeaking.some((a) => ms >= a.startMs && ms < a.endMs);
+}
+
+
+export interface RunOptions {
+  rate: 8000 | 16000;
+  timeoutMs: number;
+  sensitivity?: number;
+  /** Simulated STT: resolve a pending barge-in with the label text this long after detection (ms); off if undefined. */
+  sttDelayMs?: number;
+  tuning?: CallAudioSettings['tuning'];
+  /** Per-frame speech decisions from another VAD (same state machines, turn and barge-in logic on top). */
+  flags?: boolean[];
+}
+
+export function runScenario(sc: Scenario, pcm: Int16Array, o: RunOptions): AudioEvent[] {
+  const state = createCallAudioState({
+    sampleRateHz: o.rate, turnDetectionTimeoutMs: o.timeoutMs, interruptionSensitivity: o.sensitivity ?? 0.5, tuning: o.tuning,
+  });
+  const n = state.frameSamples;
+  const frames = Math.floor(pcm.length / n);
+  const flags = o.flags;
+  const events: AudioEvent[] = [];
+  let resolveAtMs = Infinity;
+  let resolveText = '';
+  for (let f = 0; f < frames; f++) {
+    const ms = f * 20;
+    if (ms >= resolveAtMs) { events.push(...resolveBargeIn(state, resolveText)); resolveAtMs = Infinity; }
+    const ev = stepCallAudioWith(state, pcm.subarray(f * n, (f + 1) * n), agentSpeakingAt(sc, ms), flags ? [flags[f]] : undefined);
+    for (const e of ev) {
+      events.push(e);
+      if (e.type === 'BargeInDetected' && o.sttDelayMs !== undefined) {
+        const seg = sc.segments.find((s) => e.atMs >= s.startMs - 100 && e.atMs <= s.endMs + 300);
+        resolveAtMs = e.atMs + o.sttDelayMs;
+        resolveText = seg ? seg.text : '';
+      }
+    }
+  }
+  return events;
+}
+
+export interface Score {
+  name: string; turns: number; eotDelays: number[]; premature: number; missed: number; spuriousEot: number;
+  bargeIns: number; bargeInDelays: number[]; missedBargeIns: number;
+  falseBargeInNoise: number; backchannelBargeIns: number; backchannelUnrecovered: number;
+}
+
+export function score(sc: Scenario, events: AudioEvent[]): Score {
+  const s: Score = {
+    name: sc.name, turns: sc.turns.length, eotDelays: [], premature: 0, missed: 0, spuriousEot: 0,
+    bargeIns: 0, bargeInDelays: [], missedBargeIns: 0, falseBargeInNoise: 0, backchannelBargeIns: 0, backchannelUnrecovered: 0,
+  };
+  const matched = new Set<number>();
+  for (const e of events) {
+    if (e.type !== 'TurnEnded') continue;
+    if (sc.turns.some((t) => e.atMs > t.startMs && e.atMs < t.endMs)) { s.premature++; continue; }
+    // The vocalisation just before the decision: a turn end scores against it, anything else is spurious.
+    const prev = [...sc.segments].reverse().find((g) => g.endMs <= e.atMs);
+    const turn = prev && prev.kind === 'speech' ? sc.turns[prev.turnIndex!] : undefined;
+    if (!turn || matched.has(turn.index)) { s.spuriousEot++; continue; }
+    matched.add(turn.index);
+    s.eotDelays.push(e.atMs - turn.endMs);
+  }
+  s.missed = sc.turns.length - matched.size;
+  const bis = events.filter((e) => e.type === 'BargeInDetected');
+  const used = new Set<AudioEvent>();
+  for (const a of sc.agentSpeaking) {
+    for (const c of a.callerSpeech) {
+      if (c.kind !== 'barge_in') continue;
+      s.bargeIns++;
+      const hit = bis.find((e) => e.atMs >= c.startMs && e.atMs <= c.endMs);
+      if (hit) { used.add(hit); s.bargeInDelays.push(hit.atMs - c.startMs); } else s.missedBargeIns++;
+    }
+  }
+  for (const e of bis) {
+    if (used.has(e)) continue;
+    const bc = sc.segments.find((g) => g.kind === 'backchannel' && e.atMs >= g.startMs && e.atMs <= g.endMs + 200);
+    if (!bc) { s.falseBargeInNoise++; continue; }
+    s.backchannelBargeIns++;
+    const recovered = events.some((r) => r.type === 'InterruptionRecovered' && r.atMs >= e.atMs && r.atMs <= bc.endMs + 1500);
+    if (!recovered) s.backchannelUnrecovered++;
+  }
+  return s;
+}
+
+export function quantile(xs: number[], q: number): number {
+  if (xs.length === 0) return NaN;
+  const a = [...xs].sort((x, y) => x - y);
+  return a[Math.min(a.length - 1, Math.floor(q * a.length))];
+}
+export function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m] : (a[m - 1] + a[m]) / 2;
+}
+
+export function totals(scores: Score[]): Score {
+  const t = score({ name: 'TOTAL', durationMs: 0, tags: [], files: null as never, segments: [], turns: [], agentSpeaking: [] }, []);
+  for (const s of scores) {
+    t.turns += s.turns; t.eotDelays.push(...s.eotDelays); t.premature += s.premature; t.missed += s.missed;
+    t.spuriousEot += s.spuriousEot; t.bargeIns += s.bargeIns; t.bargeInDelays.push(...s.bargeInDelays);
+    t.missedBargeIns += s.missedBargeIns; t.falseBargeInNoise += s.falseBargeInNoise;
+    t.backchannelBargeIns += s.backchannelBargeIns; t.backchannelUnrecovered += s.backchannelUnrecovered;
+  }
+  return t;
+}
+
+export function scoreRow(s: Score): Record<string, string | number> {
+  const f = (x: number) => (Number.isNaN(x) ? '-' : Math.round(x));
+  return {
+    scenario: s.name, turns: s.turns, 'EOT med': f(median(s.eotDelays)), 'EOT p90': f(quantile(s.eotDelays, 0.9)),
+    'EOT max': s.eotDelays.length ? Math.max(...s.eotDelays) : '-',
+    premature: s.premature, missed: s.missed, 'extra EOT': s.spuriousEot,
+    'BI delay': s.bargeInDelays.length ? s.bargeInDelays.join('/') : (s.bargeIns ? 'MISSED' : '-'),
+    'false BI': s.falseBargeInNoise, 'BC BI (unrec)': `${s.backchannelBargeIns} (${s.backchannelUnrecovered})`,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * POST /v1/leads and POST /v1/calls/dispatch over HTTP against a service on PostgreSQL (target: 1,500 req/s with
+ * p99 < 25 ms each on this 2-core machine). The service runs in a child process; autocannon drives it here.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/leads_http.bench.ts [seconds=10] [connections=32]
+ *   npm run bench -- leads            (same defaults)
+ *
+ * Storage: DATABASE_URL when set (a fresh schema in it); unset, the local postgres://postgres@127.0.0.1:5432/test,
+ * and when that is unreachable the embedded PGlite. The first line of the report says which one was used.
+ *
+ * Every lead goes through the full path: E.164 normalisation, DND/consent/calling-hours gate (the lead carries a
+ * time zone where it is daytime now, so it is dialed), disclosure conversation, job row, dispatch through the
+ * call engine. Calls go to the simulator's busy number (+15005550002) so the simulated calls end at once and the
+ * figures are the API's, not those of thousands of simulated conversations running on the same two cores (each
+ * busy call still costs its runner a few statements: dialing, busy, two status items, the end notification).
+ * Duplicate detection is off (LEAD_DUPLICATE_WINDOW_SECONDS=0) because every lead uses that one number.
+ *
+ * Columns svc_cpu_ms / pg_cpu_ms: CPU time (user + system, /proc) per request of the service process and of the
+ * PostgreSQL backends serving it (found by application_name), including the simulated calls' background work.
+ * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_CPU_PROF=<dir> writes a
+ * V8 CPU profile of the service; BENCH_WITHOUT_RUNNER=1 stores and announces calls without driving them;
+ * BENCH_LEADS_WITHOUT_ENGINE=1 lets leads dial a no-op port; DB_POOL_MAX sizes the service's pool.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+// @ts-expect-error autocannon ships no type declarations (and @types/autocannon is not installed)
+import autocannon from 'autocannon';
+import { freshSchemaUrl } from '../test/helpers/server.js';
+
+const seconds = Number(process.argv[2] ?? 10);
+const connections = Number(process.argv[3] ?? 32);
+const API_KEY = 'bench-service-api-key-0123456789';
+const baseDb = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+// The service's connections carry this name, so the bench can find (and time) the backends that serve it.
+const APP_NAME = `voicecall-bench-${process.pid}`;
+let monitor: pg.Client | undefined = new pg.Client({ connectionString: baseDb });
+let storage: string;
+let serviceDbUrl = '';
+try {
+  await monitor.connect();
+  const serviceDb = new URL(await freshSchemaUrl(baseDb));
+  serviceDb.searchParams.set('application_name', APP_NAME);
+  // Diagnostic: BENCH_PG_OPTIONS='-c synchronous_commit=off' etc. are added to the service's connection options.
+  if (process.env.BENCH_PG_OPTIONS) serviceDb.searchParams.set('options', `${serviceDb.searchParams.get('options') ?? ''} ${process.env.BENCH_PG_OPTIONS}`);
+  serviceDbUrl = serviceDb.toString();
+  const where = new URL(baseDb);
+  storage = `PostgreSQL ${where.host}${where.pathname} (${process.env.DATABASE_URL ? 'DATABASE_URL' : 'DATABASE_URL not set: local default'})`;
+} catch (err) {
+  if (process.env.DATABASE_URL) throw err;
+  monitor = undefined;
+  storage = `embedded PGlite (DATABASE_URL not set and ${baseDb} unreachable; the target is defined on PostgreSQL)`;
+}
+
+/** An IANA zone where the local hour is now within 10:00-19:00, so the calling-hours gate lets leads through. */
+function daytimeZone(): string {
+  for (const tz of ['Asia/Kolkata', 'Europe/London', 'America/New_York', 'America/Los_Angeles', 'Asia/Tokyo', 'Pacific/Auckland', 'Pacific/Honolulu', 'Asia/Dubai']) {
+    const h = Number(new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: '2-digit', hourCycle: 'h23' }).format(new Date()));
+    if (h >= 10 && h < 19) return tz;
+  }
+  throw new Error('no daytime zone found');
+}
+
+// The service runs with npm start's runtime flag (--max-semi-space-size, see bench/run.ts).
+// BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there on exit (node --cpu-prof), for profiling.
+const profArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const child = spawn(process.execPath, [...profArgs, '--max-semi-space-size=32', '--import', 'tsx', 'bench/leads_server.ts'], {
+  env: {
+    ...process.env, DATABASE_URL: serviceDbUrl, REDIS_URL: '', PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: 'memory',
+    SERVICE_API_KEY: API_KEY, BENCH_LEADS_WITHOUT_ENGINE: process.env.BENCH_LEADS_WITHOUT_ENGINE ?? '', BENCH_WITHOUT_RUNNER: process.env.BENCH_WITHOUT_RUNNER ?? '', SERVICE_JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0000',
+    LEAD_DUPLICATE_WINDOW_SECONDS: '0', MAX_CONCURRENT_CALLS_PER_TENANT: '100000', CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+const { baseUrl, storage: kind } = JSON.parse(line.toString()) as { baseUrl: string; storage: string };
+if ((kind === 'postgres') !== !!monitor) throw new Error(`the service reports storage ${kind}, expected ${storage}`);
+const headers = { 'content-type': 'application/json', 'x-api-key': API_KEY, authorization: `Bearer ${API_KEY}` };
+const zone = daytimeZone();
+
+const cases = [
+  { name: 'GET /v1/health (HTTP baseline)', method: 'GET', path: '/health', body: undefined, ok: 200 },
+  { name: 'POST /v1/leads', path: '/leads', body: JSON.stringify({ name: 'Bench Lead', phone: '+15005550002', source: 'bench', domain: 'realestate', timezone: zone }), ok: 201 },
+  { name: 'POST /v1/calls/dispatch', path: '/calls/dispatch', body: JSON.stringify({ to: '+15005550002', agent_id: 'default' }), ok: 201 },
+];
+
+// BENCH_CASES=leads,dispatch (substrings of the route names) runs only those cases (profiling one path).
+const only = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
+const selected = only.length ? cases.filter((c) => only.some((o) => c.name.includes(o))) : cases;
+
+// Warm-up: JIT, connection pool, prepared plans (not timed).
+for (const c of selected) {
+  const r = await fetch(baseUrl + c.path, { method: c.method ?? 'POST', headers, body: c.body });
+  if (r.status !== c.ok) throw new Error(`${c.name}: warm-up got ${r.status} ${await r.text()}`);
+  await autocannon({ url: baseUrl + c.path, method: c.method ?? 'POST', headers, body: c.body, connections, duration: 2 });
+}
+
+/**
+ * CPU seconds (user + system, from /proc) used so far by the service process and by the PostgreSQL backends
+ * serving it (found by application_name, so other users of the same server are not counted).
+ */
+async function cpuSeconds(): Promise<{ service: number; postgres: number }> {
+  const ticks = (pid: number) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      return (Number(rest[11]) + Number(rest[12])) / 100;
+    } catch { return 0; }
+  };
+  const pids = monitor ? (await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [APP_NAME])).rows : [];
+  return { service: ticks(child.pid!), postgres: pids.reduce((s, r) => s + ticks(r.pid), 0) };
+}
+
+// Table statistics, as autovacuum keeps them in production: this machine's PostgreSQL runs with autovacuum off,
+// and on never-analyzed tables the planner ties a tenant index with the primary key for `tenant_id = $1 AND
+// id = $2` and may scan every row of the tenant on each lookup. The warm-up above gave the tables rows to measure.
+if (monitor) {
+  const schema = /search_path=(\w+)/.exec(new URL(serviceDbUrl).searchParams.get('options') ?? '')![1];
+  const tables = await monitor.query<{ t: string }>('SELECT tablename AS t FROM pg_tables WHERE schemaname = $1', [schema]);
+  for (const { t } of tables.rows) await monitor.query(`ANALYZE ${schema}.${t}`);
+}
+
+const rows: Array<Record<string, string | number>> = [];
+for (const c of selected) {
+  const before = await cpuSeconds();
+  const r = await autocannon({ url: baseUrl + c.path, method: c.method ?? 'POST', headers, body: c.body, connections, duration: seconds });
+  const after = await cpuSeconds();
+  const okCount = r['2xx'];
+  const perReq = (a: number, b: number) => (r.requests.total ? Number((((b - a) * 1000) / r.requests.total).toFixed(2)) : 0);
+  rows.push({
+    route: c.name, 'req/s': Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, max_ms: r.latency.max,
+    '2xx': okCount, non2xx: r.non2xx, errors: r.errors + r.timeouts,
+    // CPU per request, ms: the service process, and all postgres processes (includes other users of the server)
+    svc_cpu_ms: perReq(before.service, after.service), pg_cpu_ms: perReq(before.postgres, after.postgres),
+    target: c.method === 'GET' ? '-' : r.requests.average >= 1500 && r.latency.p99 < 25 ? 'met' : 'missed',
+  });
+}
+const sample = await fetch(`${baseUrl}/leads?limit=200`, { headers }).then((r) => r.json()) as { data: Array<{ call: { status: string } }> };
+const outcomes: Record<string, number> = {};
+for (const l of sample.data) outcomes[l.call.status] = (outcomes[l.call.status] ?? 0) + 1;
+
+console.log(`leads/dispatch over HTTP: ${storage}, ${connections} connections, ${seconds} s each, lead time zone ${zone}${process.env.BENCH_LEADS_WITHOUT_ENGINE === '1' ? ', LEADS DIAL A NO-OP PORT (diagnostic)' : ''}${process.env.BENCH_WITHOUT_RUNNER === '1' ? ', CALLS NOT DRIVEN (diagnostic)' : ''}${process.env.BENCH_PG_OPTIONS ? `, PG OPTIONS ${process.env.BENCH_PG_OPTIONS} (diagnostic)` : ''}`);
+console.table(rows);
+console.log('call outcome of the last 200 leads:', outcomes);
+child.kill('SIGTERM');
+await once(child, 'exit');
+await monitor?.end();

@@ -1,0 +1,49 @@
+/**
+ * Deadlines for every adapter call, whichever implementation sits behind the interface: a call without its own
+ * timeoutMs gets the configured default (ADAPTER_TIMEOUT_MS), and the deadline and abort are enforced here too,
+ * so even an implementation that ignores its options cannot hold the pipeline past them. placeCall waits for
+ * an answer, so its default is a ring timeout (60 s) instead.
+ */
+import { streamWithDeadline, withDeadline } from './deadline.js';
+import type { AdapterCallOptions, AdapterSet, CarrierAdapter, DialogAdapter, SpeechToTextAdapter, TextToSpeechAdapter } from './types.js';
+
+export const PLACE_CALL_TIMEOUT_MS = 60_000;
+
+const withTimeout = (opts: AdapterCallOptions | undefined, ms: number): AdapterCallOptions => ({ ...opts, timeoutMs: opts?.timeoutMs ?? ms });
+
+export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
+  const { carrier: c, stt: s, dialog: d, tts: t } = set;
+  const carrier: CarrierAdapter = {
+    placeCall: (req, o) => {
+      const opts = withTimeout(o, Math.max(ms, PLACE_CALL_TIMEOUT_MS));
+      return withDeadline('carrier', opts, (signal) => c.placeCall(req, { signal, timeoutMs: opts.timeoutMs }));
+    },
+    hangup: (id, o) => { const opts = withTimeout(o, ms); return withDeadline('carrier', opts, (signal) => c.hangup(id, { signal, timeoutMs: opts.timeoutMs })); },
+    transfer: (id, target, o) => {
+      const opts = withTimeout(o, ms);
+      return withDeadline('carrier', opts, (signal) => c.transfer(id, target, { signal, timeoutMs: opts.timeoutMs }));
+    },
+  };
+  const stt: SpeechToTextAdapter = {
+    open(o) {
+      const stream = s.open(o);
+      return {
+        write: (pcm, atMs) => stream.write(pcm, atMs),
+        finalize: (fo) => { const opts = withTimeout(fo, ms); return withDeadline('stt', opts, (signal) => stream.finalize({ signal, timeoutMs: opts.timeoutMs })); },
+        onResult: (l) => stream.onResult(l),
+        close: () => stream.close(),
+      };
+    },
+    transcribe: (pcm, o) => {
+      const opts = withTimeout(o, ms);
+      return withDeadline('stt', opts, (signal) => s.transcribe(pcm, { ...o, signal, timeoutMs: opts.timeoutMs }));
+    },
+  };
+  const dialog: DialogAdapter = {
+    turn: (req, o) => { const opts = withTimeout(o, ms); return streamWithDeadline('dialog', opts, (signal) => d.turn(req, { signal, timeoutMs: opts.timeoutMs })); },
+  };
+  const tts: TextToSpeechAdapter = {
+    synthesize: (req, o) => { const opts = withTimeout(o, ms); return streamWithDeadline('tts', opts, (signal) => t.synthesize(req, { signal, timeoutMs: opts.timeoutMs })); },
+  };
+  return { carrier, stt, dialog, tts };
+}

@@ -1,0 +1,67 @@
+/** Carrier over gRPC: server handlers wrapping any CarrierAdapter, and a client implementing CarrierAdapter. */
+import * as grpc from '@grpc/grpc-js';
+import type { AdapterCallOptions, CarrierAdapter, CarrierOutcome, PlaceCallRequest, PlaceCallResult } from '../types.js';
+import { AdapterError } from '../types.js';
+import { callUnary, unaryHandler, type ClientCallContext } from './calls.js';
+import { services } from './proto.js';
+import { PLACE_CALL_TIMEOUT_MS } from '../defaults.js';
+
+interface PlaceCallMsg { call_id: string; tenant_id: string; to: string; from: string; media_url: string; parameters: Record<string, string> }
+interface PlaceCallReply { carrier_call_id: string; outcome: string; detail: string }
+
+const OUTCOMES: CarrierOutcome[] = ['answered', 'no_answer', 'busy', 'failed', 'voicemail'];
+
+export function carrierHandlers(impl: CarrierAdapter): grpc.UntypedServiceImplementation {
+  return {
+    PlaceCall: unaryHandler<PlaceCallMsg, PlaceCallReply>(async (m, opts) => {
+      const r = await impl.placeCall({
+        callId: m.call_id, tenantId: m.tenant_id, to: m.to, from: m.from || undefined, mediaUrl: m.media_url, parameters: m.parameters ?? {},
+      }, opts);
+      return { carrier_call_id: r.carrierCallId, outcome: r.outcome.toUpperCase(), detail: r.detail ?? '' };
+    }),
+    Hangup: unaryHandler<{ carrier_call_id: string }, object>(async (m, opts) => {
+      await impl.hangup(m.carrier_call_id, opts);
+      return {};
+    }),
+    Transfer: unaryHandler<{ carrier_call_id: string; target: string }, object>(async (m, opts) => {
+      await impl.transfer(m.carrier_call_id, m.target, opts);
+      return {};
+    }),
+  };
+}
+
+
+export class GrpcCarrier implements CarrierAdapter {
+  readonly #client: grpc.Client;
+  readonly #ctx: ClientCallContext;
+  constructor(address: string, defaultTimeoutMs: number) {
+    const Ctor = services().carrier;
+    this.#client = new Ctor(address, grpc.credentials.createInsecure());
+    this.#ctx = { adapter: 'carrier', defaultTimeoutMs };
+  }
+
+  async placeCall(req: PlaceCallRequest, opts?: AdapterCallOptions): Promise<PlaceCallResult> {
+    const msg: PlaceCallMsg = {
+      call_id: req.callId, tenant_id: req.tenantId, to: req.to, from: req.from ?? '', media_url: req.mediaUrl, parameters: req.parameters,
+    };
+    // PlaceCall waits for the callee to answer: its default deadline is a ring timeout, not the adapter timeout
+    const ctx = { ...this.#ctx, defaultTimeoutMs: Math.max(this.#ctx.defaultTimeoutMs, PLACE_CALL_TIMEOUT_MS) };
+    const r = await callUnary<PlaceCallReply>(ctx, this.#method('PlaceCall'), msg, opts);
+    const outcome = r.outcome.toLowerCase() as CarrierOutcome;
+    if (!OUTCOMES.includes(outcome)) throw new AdapterError('carrier', 'failed', `carrier returned outcome ${r.outcome}`);
+    return { carrierCallId: r.carrier_call_id, outcome, ...(r.detail ? { detail: r.detail } : {}) };
+  }
+
+  async hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void> {
+    await callUnary(this.#ctx, this.#method('Hangup'), { carrier_call_id: carrierCallId }, opts);
+  }
+
+  async transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void> {
+    await callUnary(this.#ctx, this.#method('Transfer'), { carrier_call_id: carrierCallId, target }, opts);
+  }
+
+  close(): void { this.#client.close(); }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  #method(name: string): any { return (this.#client as any)[name].bind(this.#client); }
+}

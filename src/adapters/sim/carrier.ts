@@ -1,0 +1,77 @@
+/**
+ * Simulated carrier: decides the outcome from the destination number (sim_numbers.ts) after a short ring.
+ * It does not open the media socket itself: whoever hosts the simulated callee (the call engine in-process, or
+ * the adapter server) passes `onAnswered`, which is told about every answered or voicemail call.
+ */
+import { randomBytes } from 'node:crypto';
+import { withDeadline, sleep } from '../deadline.js';
+import { simNumberFor } from '../sim_numbers.js';
+import { AdapterError, type AdapterCallOptions, type CarrierAdapter, type PlaceCallRequest, type PlaceCallResult } from '../types.js';
+
+export interface SimCarrierOptions {
+  /** ring time before an answer/busy/failed outcome, ms (simulated calls may run faster than real time) */
+  ringMs?: number;
+  /** ring time before giving up as no_answer, ms */
+  noAnswerMs?: number;
+  onAnswered?: (req: PlaceCallRequest, result: PlaceCallResult) => void;
+  onHangup?: (carrierCallId: string) => void;
+  onTransfer?: (carrierCallId: string, target: string) => void;
+}
+
+type SimCallState = 'answered' | 'transferred';
+
+const TRANSFER_TARGET = /^(\+[1-9]\d{6,14}|sips?:[^\s@]+@[^\s]+)$/;
+
+export class SimCarrier implements CarrierAdapter {
+  readonly #calls = new Map<string, { req: PlaceCallRequest; state: SimCallState }>();
+  readonly #answered: Array<(req: PlaceCallRequest, result: PlaceCallResult) => void> = [];
+  constructor(private readonly opts: SimCarrierOptions = {}) {
+    if (opts.onAnswered) this.#answered.push(opts.onAnswered);
+  }
+
+  /** Subscribes to answered and voicemail calls: the host starts the simulated callee's media socket here. */
+  onAnswered(listener: (req: PlaceCallRequest, result: PlaceCallResult) => void): void {
+    this.#answered.push(listener);
+  }
+
+  placeCall(req: PlaceCallRequest, opts?: AdapterCallOptions): Promise<PlaceCallResult> {
+    return withDeadline('carrier', opts, async (signal) => {
+      if (!/^\+[1-9]\d{6,14}$/.test(req.to)) throw new AdapterError('carrier', 'invalid', `not an E.164 number: ${req.to}`);
+      const sim = simNumberFor(req.to);
+      await sleep(sim.outcome === 'no_answer' ? this.opts.noAnswerMs ?? 200 : this.opts.ringMs ?? 20, signal);
+      const result: PlaceCallResult = {
+        carrierCallId: `CA${randomBytes(16).toString('hex')}`,
+        outcome: sim.outcome,
+        detail: sim.scenario,
+      };
+      if (result.outcome === 'answered' || result.outcome === 'voicemail') {
+        this.#calls.set(result.carrierCallId, { req, state: 'answered' });
+        for (const l of this.#answered) l(req, result);
+      }
+      return result;
+    });
+  }
+
+  hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void> {
+    return withDeadline('carrier', opts, async () => {
+      // idempotent: an unknown id is a call that already ended (the carrier forgets ended calls)
+      if (!this.#calls.delete(carrierCallId)) return;
+      this.opts.onHangup?.(carrierCallId);
+    });
+  }
+
+  transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void> {
+    return withDeadline('carrier', opts, async () => {
+      const call = this.#calls.get(carrierCallId);
+      if (!call) throw new AdapterError('carrier', 'failed', `carrier call ${carrierCallId} is not active`);
+      if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164 or a SIP URI');
+      call.state = 'transferred';
+      this.opts.onTransfer?.(carrierCallId, target);
+    });
+  }
+
+  /** For tests and the simulator: the state of an active call (undefined once hung up). */
+  stateOf(carrierCallId: string): SimCallState | undefined {
+    return this.#calls.get(carrierCallId)?.state;
+  }
+}

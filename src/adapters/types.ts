@@ -1,0 +1,129 @@
+/**
+ * Adapter contracts between the call pipeline and the outside: carrier, speech-to-text, dialog model and
+ * text-to-speech. Each has an in-process implementation (the simulator) and a gRPC client/server pair built
+ * from proto/. Adapters only return numbers, text and audio; every decision stays in the pipeline stages.
+ * Audio crossing these contracts is 16-bit PCM mono at the stated rate (8000 Hz on the phone path).
+ */
+
+export interface AdapterCallOptions {
+  /** aborts the request (barge-in, hang-up); the adapter stops emitting and releases resources */
+  signal?: AbortSignal;
+  /**
+   * deadline in ms; exceeding it rejects with AdapterError code 'timeout'. Unary calls (placeCall, hangup,
+   * transfer, finalize, transcribe): the whole call. Streams (dialog turn, synthesize): the wait for each next
+   * item, so a consumer pulling at playback pace is never cut off but a stalled producer is.
+   */
+  timeoutMs?: number;
+}
+
+export class AdapterError extends Error {
+  override name = 'AdapterError';
+  constructor(
+    readonly adapter: 'carrier' | 'stt' | 'dialog' | 'tts' | 'tool',
+    readonly code: 'timeout' | 'unavailable' | 'failed' | 'canceled' | 'invalid',
+    message: string,
+    readonly retryable = code === 'timeout' || code === 'unavailable',
+  ) {
+    super(message);
+  }
+}
+
+// ---------- carrier ----------
+export interface PlaceCallRequest {
+  callId: string;
+  tenantId: string;
+  /** E.164 */
+  to: string;
+  from?: string;
+  /** wss/ws URL of our media edge the carrier must stream to (Twilio <Connect><Stream url=…>) */
+  mediaUrl: string;
+  /** custom parameters the carrier hands back in the media `start` message */
+  parameters: Record<string, string>;
+}
+export type CarrierOutcome = 'answered' | 'no_answer' | 'busy' | 'failed' | 'voicemail';
+export interface PlaceCallResult { carrierCallId: string; outcome: CarrierOutcome; detail?: string }
+
+export interface CarrierAdapter {
+  /** Places the call and resolves once it is answered (media will connect to mediaUrl) or has failed to connect. */
+  placeCall(req: PlaceCallRequest, opts?: AdapterCallOptions): Promise<PlaceCallResult>;
+  hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void>;
+  /** Bridges the call to a human at `target` (E.164 or SIP URI). */
+  transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void>;
+}
+
+// ---------- speech-to-text ----------
+export interface TranscriptResult {
+  text: string;
+  final: boolean;
+  /** media time of the audio the text covers, ms from call start */
+  startMs: number;
+  endMs: number;
+  confidence?: number;
+}
+
+export interface SttStream {
+  /** Feeds caller audio (PCM16 at the stream's rate) stamped with its media time. */
+  write(pcm: Int16Array, atMs: number): void;
+  /** Forces a final transcript for everything written so far (called at end of turn). */
+  finalize(opts?: AdapterCallOptions): Promise<TranscriptResult>;
+  /** partial and final results as they come */
+  onResult(listener: (r: TranscriptResult) => void): void;
+  close(): void;
+}
+
+export interface SpeechToTextAdapter {
+  open(opts: { callId: string; language: string; sampleRateHz: number }): SttStream;
+  /** Whole-utterance recognition (demo audio turns). */
+  transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number } & AdapterCallOptions): Promise<TranscriptResult>;
+}
+
+// ---------- dialog model ----------
+export interface DialogMessage { role: 'agent' | 'caller' | 'operator' | 'system'; text: string }
+
+export interface DialogTurnRequest {
+  callId: string;
+  /** agent snapshot: scripts and runtime settings */
+  agent: {
+    role: string;
+    language: string;
+    disclosure_script: string;
+    qualify_script: { field: string; question: string }[];
+  };
+  context: Record<string, string>;
+  /** tool names enabled for the call (calendar_booking, crm_sync, messaging_brochure) */
+  tools: string[];
+  history: DialogMessage[];
+  /** what the caller just said ('' for the opening turn) */
+  callerText: string;
+  /** entities extracted so far */
+  extracted: Record<string, string | number>;
+  /** ISO 8601 instant that relative dates ("tomorrow at 10 am") resolve against; default: the adapter's clock */
+  now?: string;
+  /** IANA time zone of the callee for scheduled_slot; default: context.time_zone, else UTC */
+  timeZone?: string;
+}
+
+export type DialogEvent =
+  | { type: 'text'; text: string }
+  | { type: 'entity'; key: string; value: string | number }
+  | { type: 'tool_call'; tool: string; arguments: Record<string, string> }
+  | { type: 'escalate'; reason: string }
+  | { type: 'end_call'; reason: string };
+
+export interface DialogAdapter {
+  /** Streams the reply: text chunks (speakable as they come), extracted entities, tool calls, escalation, end. */
+  turn(req: DialogTurnRequest, opts?: AdapterCallOptions): AsyncIterable<DialogEvent>;
+}
+
+// ---------- text-to-speech ----------
+export interface TextToSpeechAdapter {
+  /** Streams PCM16 chunks of the spoken text at sampleRateHz (any chunk size). */
+  synthesize(req: { text: string; voice: string; language: string; sampleRateHz: number }, opts?: AdapterCallOptions): AsyncIterable<Int16Array>;
+}
+
+export interface AdapterSet {
+  carrier: CarrierAdapter;
+  stt: SpeechToTextAdapter;
+  dialog: DialogAdapter;
+  tts: TextToSpeechAdapter;
+}

@@ -1,0 +1,60 @@
+/**
+ * What the HTTP layer is handed. Built once by src/services.ts; tests build it with in-memory parts.
+ * Areas add their services here as fields (calls, audio, stream, leads, …).
+ */
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Db } from '../db/db.js';
+import type { Bus } from '../bus/bus.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { Metrics } from '../metrics.js';
+import type { TenantRepo } from '../repos/tenants.js';
+import type { AgentRepo } from '../repos/agents.js';
+import type { RateLimits } from './rate_limits.js';
+import type { CallEventSink } from '../stream/types.js';
+import type { StreamRuntime } from '../stream/runtime.js';
+import type { OpsServices } from '../campaigns/wiring.js';
+import type { AdapterRuntime } from '../adapters/index.js';
+import type { ToolRunner } from '../tools/index.js';
+import type { CallService } from '../calls/service.js';
+import type { CallEngine } from '../calls/engine.js';
+import type { AudioPool } from '../audio/index.js';
+import type { LeadServices } from '../leads/wiring.js';
+import type { DemoConversations } from '../conversations/demo.js';
+import type { HandoffService } from '../handoffs/service.js';
+
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  db: Db;
+  bus: Bus;
+  tokens: TokenService;
+  metrics: Metrics;
+  rateLimits: RateLimits;
+  repos: { tenants: TenantRepo; agents: AgentRepo };
+  /** live items of calls: stored with a per-call seq, then published on the bus (stream owner) */
+  callEvents: CallEventSink;
+  stream: StreamRuntime;
+  /** carrier, speech-to-text, dialog, text-to-speech: in-process simulator or gRPC per config (adapters owner) */
+  adapters: AdapterRuntime;
+  /** calendar_booking / crm_sync / messaging_brochure integrations, each returning { type, status } */
+  tools: ToolRunner;
+  /** dispatch / get / list / hangup / transfer calls, onCallEnded (calls owner) */
+  calls: CallService;
+  /** the rest of the call engine: media edge, webhook outbox, recordings (calls owner) */
+  callEngine: CallEngine;
+  /** privacy export/erase/retention (business B) */
+  privacy: OpsServices['privacy'];
+  /** campaigns and this instance's dialer (business B) */
+  campaigns: OpsServices['campaigns'];
+  /** effects of inbound CRM/calendar webhooks (business B) */
+  inbound: OpsServices['inbound'];
+  /** the audio worker pool: speech/turn/barge-in detection off the event loop (audio owner) */
+  audio: AudioPool;
+  /** leads, DND registry, consent log, scheduled lead calls (business A) */
+  leads: LeadServices;
+  /** the conversation demo loop (business A) */
+  conversations: DemoConversations;
+  /** operator handoffs (business A) */
+  handoffs: HandoffService;
+}

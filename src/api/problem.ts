@@ -1,0 +1,63 @@
+/** Maps every failure to application/problem+json with a stable code; never leaks a stack trace. */
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+
+const TITLES: Record<ErrorCode, string> = {
+  validation_failed: 'Request validation failed',
+  malformed_json: 'Malformed JSON body',
+  unauthenticated: 'Authentication required',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  conflict: 'Conflict',
+  gone: 'Gone',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  unprocessable_audio: 'Audio could not be processed',
+  dnd_blocked: 'Blocked by do-not-disturb rules',
+  rate_limited: 'Too many requests',
+  concurrency_limited: 'Too many concurrent calls',
+  internal: 'Internal error',
+  unavailable: 'Service unavailable',
+};
+
+export function problemBody(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}, instance?: string) {
+  const { retryAfterSeconds, ...rest } = extra;
+  void retryAfterSeconds;
+  return {
+    type: `https://docs.voicecall.dev/errors/${code}`,
+    title: TITLES[code],
+    status: ERROR_STATUS[code],
+    code,
+    detail,
+    ...(instance ? { instance } : {}),
+    ...rest,
+  };
+}
+
+export function sendProblem(res: Response, err: ApiError, instance?: string): void {
+  if (err.extra.retryAfterSeconds) res.setHeader('Retry-After', String(err.extra.retryAfterSeconds));
+  res.status(err.status).type('application/problem+json').send(JSON.stringify(problemBody(err.code, err.message, err.extra, instance)));
+}
+
+/** body-parser and multer report their own errors; translate them to our codes. */
+function fromFramework(err: unknown): ApiError | undefined {
+  const e = err as { type?: string; status?: number; code?: string; message?: string };
+  if (e?.type === 'entity.parse.failed') return new ApiError('malformed_json', 'request body is not valid JSON');
+  if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') return new ApiError('payload_too_large', 'request body exceeds the size limit');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ApiError('unsupported_media_type', e.message ?? 'unsupported encoding');
+  if (typeof e?.code === 'string' && e.code.startsWith('LIMIT_')) return new ApiError('validation_failed', e.message ?? 'multipart limit exceeded');
+  if (e?.status === 400 && e?.type) return new ApiError('validation_failed', e.message ?? 'bad request');
+  return undefined;
+}
+
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const known = err instanceof ApiError ? err : fromFramework(err);
+  if (known) return sendProblem(res, known, req.originalUrl);
+  req.log?.error({ err }, 'unhandled error');
+  sendProblem(res, new ApiError('internal', 'an unexpected error occurred; it has been logged'), req.originalUrl);
+};
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  sendProblem(res, new ApiError('not_found', `no route for ${req.method} ${req.path}`), req.originalUrl);
+};

@@ -1,0 +1,76 @@
+/**
+ * Routes are declared once, with their auth rule and zod schemas, and from that one declaration we both
+ * mount the Express handler and describe it in OpenAPI: the document cannot drift from what exists.
+ */
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { Role } from '../auth/tokens.js';
+import { authenticate, type AuthRule } from './auth_middleware.js';
+import type { AppDeps } from './deps.js';
+
+export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+
+export interface RouteSpec {
+  method: Method;
+  /** Express path relative to /v1, e.g. "/calls/:id" */
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthRule;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** extra request content types beyond JSON, for the document (e.g. multipart/form-data) */
+  requestTypes?: string[];
+  /** status -> description */
+  responses?: Record<number, string>;
+  /** Express handlers run before ours (e.g. a multipart parser) */
+  pre?: Array<(req: Request, res: Response, next: (err?: unknown) => void) => void>;
+  handler: (req: Request, res: Response) => Promise<unknown> | unknown;
+}
+
+export class RouteTable {
+  readonly specs: RouteSpec[] = [];
+  readonly sockets: WsSpec[] = [];
+  add(spec: RouteSpec): this { this.specs.push(spec); return this; }
+  ws(spec: WsSpec): this { this.sockets.push(spec); return this; }
+
+  router(deps: AppDeps): Router {
+    const r = Router();
+    for (const s of this.specs) {
+      r[s.method](s.path, authenticate(deps, s.auth), ...(s.pre ?? []), async (req: Request, res: Response) => {
+        const out = await s.handler(req, res);
+        if (out !== undefined && !res.headersSent) res.json(out);
+      });
+    }
+    return r;
+  }
+}
+
+export const roleLabel = (a: AuthRule): string =>
+  a.kind === 'public' ? (a.optionalJwt ? 'public (JWT optional)' : 'public')
+    : `${a.role ?? 'any role'}${a.apiKey ? ' JWT or API key' : ' JWT'}`;
+
+export type { Role };
+
+/** A WebSocket endpoint: the HTTP upgrade is routed here by path; auth is the handler's own (tokens may come in the query). */
+export interface WsSpec {
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthRule;
+  handle: (req: import('node:http').IncomingMessage, socket: import('node:stream').Duplex, head: Buffer, params: Record<string, string>) => void;
+}
+
+/** Matches "/calls/:id/stream" style paths; returns the params or undefined. */
+export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const p = pattern.split('/'), s = path.split('/');
+  if (p.length !== s.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < p.length; i++) {
+    if (p[i].startsWith(':')) {
+      if (!s[i]) return undefined;
+      try { params[p[i].slice(1)] = decodeURIComponent(s[i]); } catch { return undefined; }
+    } else if (p[i] !== s[i]) return undefined;
+  }
+  return params;
+}

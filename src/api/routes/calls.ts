@@ -1,0 +1,111 @@
+/**
+ * Calls: dispatch (spec §2.1/§2.3), read, list, hang up, webhook delivery log, the tenant's webhook signing
+ * secret (admins), and the signed recording links (public: the signature is the credential).
+ * POST /v1/calls/:id/transfer is declared by the stream routes and calls deps.calls.transfer.
+ */
+import { z } from 'zod';
+import type { RouteTable } from '../route_table.js';
+import type { AppDeps } from '../deps.js';
+import { principalOf } from '../auth_middleware.js';
+import { parse } from '../validate.js';
+import { ApiError } from '../../errors.js';
+import { DispatchBody, ListQuery } from '../../calls/dispatch_schema.js';
+import { encodeCursor } from '../../calls/repo.js';
+
+const CallIdParam = z.object({ id: z.string().regex(/^call_[0-9a-f]{24}$/, 'must be call_<24 hex>') });
+const RecordingQuery = z.object({ expires: z.coerce.number().int(), sig: z.string().min(1).max(100) });
+const callAuth = { kind: 'auth', apiKey: true } as const;
+
+export function callRoutes(t: RouteTable, deps: AppDeps): void {
+  const callId = (params: unknown) => {
+    const r = CallIdParam.safeParse(params);
+    if (!r.success) throw new ApiError('not_found', 'call not found');
+    return r.data.id;
+  };
+
+  t.add({
+    method: 'post', path: '/calls/dispatch', tag: 'Calls', auth: callAuth, body: DispatchBody,
+    summary: 'Dispatches an outbound AI call (spec §2.1). agent_id of the tenant (default "default") or inline agent runtime '
+      + 'settings (§2.3). Returns the call with status queued; it moves through dialing -> in_progress -> completed '
+      + '(or no_answer, busy, failed, canceled). In simulator mode the magic numbers +1500555000[1-9] force outcomes.',
+    responses: { 201: 'the created call', 400: 'validation_failed', 404: 'unknown agent_id', 429: 'concurrency_limited' },
+    handler: async (req, res) => {
+      const p = principalOf(req);
+      const body = parse(DispatchBody, req.body, 'body');
+      const call = await deps.calls.dispatch(p.tenantId, body);
+      res.status(201).location(`${deps.config.publicBaseUrl}/calls/${call.id}`).json(call);
+    },
+  });
+
+  t.add({
+    method: 'get', path: '/calls', tag: 'Calls', auth: callAuth, query: ListQuery,
+    summary: "The tenant's calls, newest first. Filters: status, agent_id, created_after/created_before (ISO 8601). "
+      + 'Pagination: limit (1-200, default 50) with cursor=next_cursor of the previous page, or offset.',
+    responses: { 200: '{ data: calls, next_cursor }' },
+    handler: async (req) => {
+      const p = principalOf(req);
+      const q = parse(ListQuery, req.query, 'query');
+      let out;
+      try { out = await deps.calls.list(p.tenantId, q); } catch (err) {
+        if (err instanceof RangeError) throw new ApiError('validation_failed', 'invalid cursor', { fields: [{ path: 'query.cursor', message: 'invalid cursor' }] });
+        throw err;
+      }
+      const last = out.rows.length === q.limit ? out.rows[out.rows.length - 1] : undefined;
+      return { data: out.data, next_cursor: last ? encodeCursor(last) : null };
+    },
+  });
+
+  t.add({
+    method: 'get', path: '/calls/:id', tag: 'Calls', auth: callAuth,
+    summary: 'One call with its lifecycle transitions (from, to, reason, at).',
+    responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
+    handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
+  });
+
+  t.add({
+    method: 'post', path: '/calls/:id/hangup', tag: 'Calls', auth: callAuth,
+    summary: 'Hangs up: a live call ends as completed (ended_reason hangup_api), one not yet answered as canceled.',
+    responses: { 200: 'the call', 404: 'unknown call', 409: 'call has already ended' },
+    handler: async (req) => deps.calls.hangup(principalOf(req).tenantId, callId(req.params)),
+  });
+
+  t.add({
+    method: 'get', path: '/calls/:id/webhooks', tag: 'Calls', auth: callAuth,
+    summary: 'Delivery log of the call\'s webhooks: webhook_id (the webhook-id header, the same on every retry), state '
+      + '(pending|delivered|failed), and every attempt with status_code, error and time.',
+    responses: { 200: '{ data: webhooks }', 404: 'unknown call' },
+    handler: async (req) => {
+      const p = principalOf(req);
+      const id = callId(req.params);
+      await deps.calls.get(p.tenantId, id);
+      return { data: await deps.callEngine.outbox.log(p.tenantId, id) };
+    },
+  });
+
+  t.add({
+    method: 'get', path: '/webhooks/secret', tag: 'Calls', auth: { kind: 'auth', role: 'admin' },
+    summary: "The tenant's Standard Webhooks signing secret (whsec_…) for verifying call.completed (webhook-id, "
+      + 'webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>).',
+    responses: { 200: '{ secret, scheme }' },
+    handler: async (req) => ({ secret: await deps.callEngine.secrets.forTenant(principalOf(req).tenantId), scheme: 'standard-webhooks-v1' }),
+  });
+
+  t.add({
+    method: 'get', path: '/recordings/:file', tag: 'Calls', auth: { kind: 'public' },
+    summary: 'The two-channel WAV recording (caller, agent) of a call, through the signed expiring link given as recording_url '
+      + '(/v1/recordings/<call_id>.wav?expires=&sig=). 403 when the signature is wrong or expired.',
+    responses: { 200: 'audio/wav', 403: 'bad or expired signature', 404: 'no recording' },
+    handler: async (req, res) => {
+      const m = /^(call_[0-9a-f]{24})\.wav$/.exec(String(req.params.file));
+      if (!m) throw new ApiError('not_found', 'recording not found');
+      const q = RecordingQuery.safeParse(req.query);
+      if (!q.success || !deps.callEngine.signer.verify(m[1], q.data.expires, q.data.sig)) {
+        throw new ApiError('forbidden', 'the recording link is invalid or has expired');
+      }
+      const wav = await deps.callEngine.recordingFor(m[1]);
+      if (!wav) throw new ApiError('not_found', 'recording not found');
+      res.status(200).type('audio/wav').setHeader('cache-control', 'private, max-age=300');
+      res.end(wav);
+    },
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * Live stream of a call: the WebSocket edge, its stored history (same items, same seqs) and transfer to a human.
+ * Message and close-code reference: src/stream/protocol.ts.
+ */
+import { z } from 'zod';
+import type { RouteTable } from '../route_table.js';
+import type { AppDeps } from '../deps.js';
+import { principalOf } from '../auth_middleware.js';
+import { parse } from '../validate.js';
+import { ApiError } from '../../errors.js';
+import { findCall } from '../../stream/event_store.js';
+import { streamUpgradeHandler } from '../../stream/socket.js';
+import { transferBody } from '../../stream/protocol.js';
+import { transferCall } from '../../stream/transfer.js';
+
+const historyQuery = z.strictObject({
+  after_seq: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+
+export function streamRoutes(t: RouteTable, deps: AppDeps): void {
+  t.ws({
+    path: '/calls/:id/stream', tag: 'Stream', auth: { kind: 'auth', apiKey: true },
+    summary: 'Live items of a call over WebSocket. Token: Authorization: Bearer <JWT or API key> or ?access_token=. '
+      + 'Sends the stored items after ?after_seq= (default 0) first, then live ones, each once and in seq order: JSON text '
+      + '{type: transcript|entity|escalation|status|transfer, call_id, seq, at, …}. A listener may send {"type":"transfer","target":"+E164"?}; '
+      + 'failures come back as {type:"error", code, detail}. Close codes: 1000 call_ended (do not reconnect), 1001 server_shutdown, '
+      + '4001 token_expired (JWT expired; reconnect with a fresh one), 4008 slow_consumer (buffer bound passed; reconnect with after_seq). Refused upgrades answer problem+json: 401, 404 (unknown or '
+      + "another tenant's call), 400 (bad after_seq). The server pings every 25 s and drops peers that do not answer.",
+    handle: streamUpgradeHandler(deps),
+  });
+
+  t.add({
+    method: 'get', path: '/calls/:id/events', tag: 'Stream', auth: { kind: 'auth', apiKey: true }, query: historyQuery,
+    summary: 'Stored live items of a call with seq > after_seq, in seq order (at most limit). next_after_seq resumes the listing or the stream.',
+    responses: { 200: '{ data: live items, next_after_seq }', 404: 'unknown call or another tenant\'s' },
+    handler: async (req) => {
+      const p = principalOf(req);
+      const q = parse(historyQuery, req.query, 'query');
+      const callId = String(req.params.id);
+      if (!(await findCall(deps.db, p.tenantId, callId))) throw new ApiError('not_found', 'call not found');
+      const data = await deps.stream.store.afterForTenant(p.tenantId, callId, q.after_seq, q.limit);
+      return { data, next_after_seq: data.length ? data[data.length - 1].seq : q.after_seq };
+    },
+  });
+
+  t.add({
+    method: 'post', path: '/calls/:id/transfer', tag: 'Stream', auth: { kind: 'auth', role: 'operator', apiKey: true }, body: transferBody,
+    summary: 'Transfers a live call to a human (optional target E.164): the conversation moves to the handoff state, the agent stops, '
+      + "listeners receive a 'transfer' item. Same as the stream's transfer message.",
+    responses: { 200: 'transfer accepted', 404: 'unknown call', 409: 'call has already ended' },
+    handler: async (req) => {
+      const p = principalOf(req);
+      const body = parse(transferBody, req.body ?? {}, 'body');
+      return transferCall(deps, p.tenantId, String(req.params.id), { target: body.target, by: p.sub });
+    },
+  });
+}

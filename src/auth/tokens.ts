@@ -1,0 +1,42 @@
+/** Tenant JWTs via jose: HS256 only (alg pinned, so "none" and key-confusion tokens are refused). */
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+
+export type Role = 'admin' | 'operator';
+export interface Principal {
+  /** user id, or api key id for service keys */
+  sub: string;
+  tenantId: string;
+  role: Role;
+  kind: 'user' | 'api_key';
+}
+
+export const ROLE_RANK: Record<Role, number> = { operator: 1, admin: 2 };
+export const hasRole = (p: Principal, need: Role) => ROLE_RANK[p.role] >= ROLE_RANK[need];
+
+export class TokenService {
+  #key: Uint8Array;
+  constructor(secret: string, readonly ttlSeconds: number) {
+    this.#key = new TextEncoder().encode(secret);
+  }
+  async issue(p: { sub: string; tenantId: string; role: Role }): Promise<string> {
+    return new SignJWT({ tenant_id: p.tenantId, role: p.role })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(p.sub)
+      .setIssuedAt()
+      .setExpirationTime(`${this.ttlSeconds}s`)
+      .sign(this.#key);
+  }
+  /** Returns the principal, or undefined with a reason for any invalid, expired or tampered token. */
+  async verify(token: string): Promise<{ principal?: Principal; reason?: string }> {
+    try {
+      const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] });
+      const role = payload.role;
+      const tenantId = payload.tenant_id;
+      if ((role !== 'admin' && role !== 'operator') || typeof tenantId !== 'string') return { reason: 'token claims are invalid' };
+      return { principal: { sub: payload.sub!, tenantId, role, kind: 'user' } };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) return { reason: 'token has expired' };
+      return { reason: 'token is invalid' };
+    }
+  }
+}

@@ -1,0 +1,35 @@
+/** The dispatch body (spec §2.1, plus the client-library inline agent of §2.3) and the list query. */
+import { z } from 'zod';
+import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../api/routes/agents.js';
+import { TOOL_NAMES } from '../tools/types.js';
+import { CALL_STATUSES } from './types.js';
+
+const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100')
+  .refine((s) => isValidPhoneNumber(s) || s.startsWith('+1500555'), 'is not a valid phone number')
+  .refine((s) => s.startsWith('+1500555') || parsePhoneNumberFromString(s)?.number === s, 'must be in E.164 form');
+
+const httpUrl = z.string().max(2048).refine((s) => {
+  try { const u = new URL(s); return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname; } catch { return false; }
+}, 'must be an http(s) URL');
+
+export const DispatchBody = z.strictObject({
+  to: e164,
+  agent_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, - and _').optional(),
+  agent: AgentRuntimeSettingsSchema.optional(),
+  language: z.string().regex(LANGUAGE_TAG, 'must be a language tag such as en-US').optional(),
+  context: z.record(z.string().min(1).max(64), z.string().max(2000)).refine((c) => Object.keys(c).length <= 50, 'at most 50 keys').optional(),
+  tools: z.array(z.enum(TOOL_NAMES as [string, ...string[]])).max(10)
+    .refine((t) => new Set(t).size === t.length, 'tools must not repeat').optional(),
+  webhook_url: httpUrl.optional(),
+}).refine((b) => !(b.agent_id && b.agent), { message: 'give agent_id or agent, not both', path: ['agent'] });
+
+export const ListQuery = z.strictObject({
+  status: z.enum(CALL_STATUSES).optional(),
+  agent_id: z.string().max(64).optional(),
+  created_after: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
+  created_before: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(100_000).optional(),
+  cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
+}).refine((q) => !(q.cursor && q.offset), { message: 'use cursor or offset, not both', path: ['offset'] });

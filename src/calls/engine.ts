@@ -1,0 +1,101 @@
+/**
+ * The call engine of this process, built once by services.ts: CallService (deps.calls), the runner, the media
+ * edge, the webhook outbox and its deliverer, recordings. close() stops live calls, then the deliverer.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { hostname } from 'node:os';
+import { withDefaultTimeouts } from '../adapters/defaults.js';
+import type { AdapterSet } from '../adapters/types.js';
+import { AudioPool } from '../audio/index.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/db.js';
+import type { Logger } from '../log.js';
+import { Ticker } from '../media/ticker.js';
+import { inProcessCallees, threadCallees } from './sim_callees.js';
+import { twilioUpgradeHandler } from '../media/twilio_edge.js';
+import { RecordingSigner } from '../recordings/signing.js';
+import { RecordingStore } from '../recordings/store.js';
+import type { AgentRepo } from '../repos/agents.js';
+import type { CallEventSink } from '../stream/types.js';
+import type { ToolRunner } from '../tools/types.js';
+import { WebhookDeliverer } from '../webhooks/deliverer.js';
+import { WebhookOutbox } from '../webhooks/outbox.js';
+import { WebhookSecrets } from '../webhooks/secrets.js';
+import { CallRunner } from './runner.js';
+import { CallService } from './service.js';
+
+export interface CallEngine {
+  calls: CallService;
+  runner: CallRunner;
+  outbox: WebhookOutbox;
+  secrets: WebhookSecrets;
+  deliverer: WebhookDeliverer;
+  signer: RecordingSigner;
+  pool: AudioPool;
+  mediaUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Replaces some adapters of the call pipeline from now on (running calls included): failure injection in
+   * tests, a custom provider. They get the ADAPTER_TIMEOUT_MS deadlines like the configured ones. Returns undo.
+   */
+  overrideAdapters(o: Partial<AdapterSet>): () => void;
+  recordingFor(callId: string): Promise<Buffer | undefined>;
+  close(): Promise<void>;
+}
+
+export interface CallEngineDeps {
+  config: Config; db: Db; log: Logger; agents: AgentRepo; events: CallEventSink; adapters: AdapterSet; tools: ToolRunner;
+  pool?: AudioPool;
+}
+
+export function createCallEngine(d: CallEngineDeps): CallEngine {
+  const { config, db, log } = d;
+  // the engine's own view of the adapters, so overrideAdapters() touches the call pipeline only
+  const adapters: AdapterSet = { carrier: d.adapters.carrier, stt: d.adapters.stt, dialog: d.adapters.dialog, tts: d.adapters.tts };
+  const signer = new RecordingSigner(config.jwtSecret);
+  const recordingUrl = (id: string) => signer.url(config.publicBaseUrl, id);
+  const ownPool = !d.pool;
+  const pool = d.pool ?? new AudioPool({ threads: config.AUDIO_THREADS > 0 ? config.AUDIO_THREADS : undefined });
+  const calls = new CallService({ db, log, agents: d.agents, events: d.events, maxConcurrentPerTenant: config.MAX_CONCURRENT_CALLS_PER_TENANT,
+    instanceId: `${hostname()}:${process.pid}`, recordingUrl });
+  const outbox = new WebhookOutbox(db);
+  const secrets = new WebhookSecrets(db);
+  const deliverer = new WebhookDeliverer({ outbox, secrets, log, baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, pollMs: config.WEBHOOK_POLL_MS });
+  const ticker = new Ticker(Math.max(1, Math.min(20, Math.floor(20 / config.SIM_TIME_SCALE))));
+  const callees = config.SIM_CALLEE_THREAD ? threadCallees(ticker.periodMs) : inProcessCallees(ticker);
+  const store = new RecordingStore(config.DATA_DIR);
+  const mediaUrl = () => `${config.publicBaseUrl.replace(/^http/, 'ws')}/media/twilio`;
+  const runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: d.events, calls, outbox,
+    onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl, simulator: config.SERVICE_MODE === 'simulator',
+    timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, callees });
+  calls.attachRunner(runner);
+  deliverer.start();
+  const upgrade = twilioUpgradeHandler({
+    log, authToken: config.SERVICE_MODE === 'live' ? config.TWILIO_AUTH_TOKEN : undefined, signedUrl: mediaUrl,
+    onStream: (s) => runner.attachStream(s.start.customParameters.call_id ?? '', s),
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    calls, runner, outbox, secrets, deliverer, signer, pool,
+    mediaUpgrade: upgrade,
+    overrideAdapters(o) {
+      const before = { ...adapters };
+      const wrapped = withDefaultTimeouts({ ...adapters, ...o }, config.ADAPTER_TIMEOUT_MS);
+      Object.assign(adapters, Object.fromEntries((Object.keys(o) as Array<keyof AdapterSet>).filter((k) => o[k]).map((k) => [k, wrapped[k]])));
+      return () => { Object.assign(adapters, before); };
+    },
+    async recordingFor(callId) {
+      const r = await db.query<{ recording_path: string | null }>('SELECT recording_path FROM calls WHERE id = $1', [callId]);
+      const path = r.rows[0]?.recording_path;
+      return path ? store.read(path) : undefined;
+    },
+    close: () => (closing ??= (async () => {
+      await runner.close();
+      // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
+      upgrade.closeAll();
+      await callees.close();
+      await deliverer.close();
+      if (ownPool) await pool.close();
+    })()),
+  };
+}

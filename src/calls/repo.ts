@@ -1,0 +1,94 @@
+/** SQL of the calls table (every query filters by tenant_id) and the row -> public JSON mapping. */
+import type { Db, Queryable } from '../db/db.js';
+import type { AgentSnapshot, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
+import { ACTIVE_STATUSES } from './types.js';
+
+export interface CallRow {
+  id: string; tenant_id: string; agent_id: string | null; agent: AgentSnapshot; to_number: string; language: string;
+  context: Record<string, string>; tools: string[]; webhook_url: string | null; status: CallStatus; ended_reason: string | null;
+  conversation_id: string | null; lead_id: string | null; campaign_id: string | null; carrier_call_id: string | null;
+  instance_id: string | null; scenario: string | null; created_at: Date | string; answered_at: Date | string | null;
+  ended_at: Date | string | null; duration_seconds: number | null; metrics: CallMetrics | null;
+  extracted_data: Record<string, string | number> | null; actions_triggered: Array<{ type: string; status: string }> | null;
+  human_escalation: boolean; recording_path: string | null;
+}
+
+const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+export function toRecord(row: CallRow, recordingUrl: (id: string) => string | null): CallRecord {
+  return {
+    id: row.id, status: row.status, ended_reason: row.ended_reason, to: row.to_number, agent_id: row.agent_id,
+    language: row.language, context: row.context, tools: row.tools, webhook_url: row.webhook_url,
+    conversation_id: row.conversation_id, lead_id: row.lead_id, campaign_id: row.campaign_id,
+    created_at: iso(row.created_at)!, answered_at: iso(row.answered_at), ended_at: iso(row.ended_at),
+    duration_seconds: row.duration_seconds, metrics: row.metrics, extracted_data: row.extracted_data,
+    actions_triggered: row.actions_triggered, human_escalation: row.human_escalation,
+    recording_url: row.recording_path ? recordingUrl(row.id) : null,
+  };
+}
+
+export class CallRepo {
+  constructor(private readonly db: Db) {}
+
+  // Calls are inserted by dispatch_calls (migration 012, CallService.dispatch): lock, count, conversation, call and
+  // its first transition in one statement.
+
+  /** Active calls of the tenant (the concurrency limit's measure; dispatch_calls counts the same statuses). */
+  async countActive(q: Queryable, tenantId: string): Promise<number> {
+    const r = await q.query<{ n: string | number }>('SELECT count(*) AS n FROM calls WHERE tenant_id = $1 AND status = ANY($2::text[])',
+      [tenantId, ACTIVE_STATUSES]);
+    return Number(r.rows[0].n);
+  }
+
+  async get(tenantId: string, id: string): Promise<CallRow | undefined> {
+    return (await this.db.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [id, tenantId])).rows[0];
+  }
+
+  async transitions(tenantId: string, id: string) {
+    const r = await this.db.query<{ from_status: string | null; to_status: string; reason: string | null; at: Date | string }>(
+      'SELECT from_status, to_status, reason, at FROM call_transitions WHERE call_id = $1 AND tenant_id = $2 ORDER BY id', [id, tenantId]);
+    return r.rows.map((t) => ({ from: t.from_status, to: t.to_status, reason: t.reason, at: iso(t.at)! }));
+  }
+
+  /** Newest first; keyset cursor (created_at, id) or offset. */
+  async list(tenantId: string, f: ListFilters): Promise<CallRow[]> {
+    const where = ['tenant_id = $1'];
+    const args: unknown[] = [tenantId];
+    const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+    if (f.status) add('status = ?', f.status);
+    if (f.agent_id) add('agent_id = ?', f.agent_id);
+    if (f.created_after) add('created_at > ?', f.created_after);
+    if (f.created_before) add('created_at < ?', f.created_before);
+    if (f.cursor) {
+      const [at, id] = decodeCursor(f.cursor);
+      args.push(at, id);
+      where.push(`(created_at, id) < ($${args.length - 1}::timestamptz, $${args.length})`);
+    }
+    args.push(f.limit, f.offset ?? 0);
+    return (await this.db.query<CallRow>(
+      `SELECT * FROM calls WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${args.length - 1} OFFSET $${args.length}`,
+      args)).rows;
+  }
+
+  async saveOutcome(tenantId: string, id: string, o: {
+    metrics: CallMetrics; extracted: Record<string, string | number>; actions: Array<{ type: string; status: string }>;
+    humanEscalation: boolean; recordingPath: string | null;
+  }): Promise<void> {
+    await this.db.query(
+      `UPDATE calls SET metrics = $3::jsonb, extracted_data = $4::jsonb, actions_triggered = $5::jsonb,
+         human_escalation = human_escalation OR $6, recording_path = $7, updated_at = now() WHERE id = $1 AND tenant_id = $2`,
+      [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath]);
+  }
+
+  async markEscalated(tenantId: string, id: string): Promise<void> {
+    await this.db.query('UPDATE calls SET human_escalation = true, updated_at = now() WHERE id = $1 AND tenant_id = $2', [id, tenantId]);
+  }
+}
+
+export const encodeCursor = (row: CallRow) => Buffer.from(`${iso(row.created_at)}|${row.id}`).toString('base64url');
+
+export function decodeCursor(cursor: string): [string, string] {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  if (!at || !id || Number.isNaN(Date.parse(at))) throw new RangeError('bad cursor');
+  return [at, id];
+}

@@ -1,0 +1,94 @@
+/** The public shape of a call and the inputs of the call engine (deps.calls). */
+import type { AgentRuntimeSettings, QualifyStep } from '../repos/agents.js';
+
+export const CALL_STATUSES = [
+  'queued', 'scheduled', 'blocked', 'dialing', 'ringing', 'in_progress',
+  'completed', 'no_answer', 'busy', 'failed', 'canceled',
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+/** Statuses that hold a tenant concurrency slot. */
+export const ACTIVE_STATUSES: readonly CallStatus[] = ['queued', 'dialing', 'ringing', 'in_progress'];
+export const TERMINAL_STATUSES: readonly CallStatus[] = ['blocked', 'completed', 'no_answer', 'busy', 'failed', 'canceled'];
+export const isTerminal = (s: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(s);
+
+/** The agent a call runs with, frozen at dispatch (later agent edits do not change a running call). */
+export interface AgentSnapshot extends AgentRuntimeSettings {
+  disclosure_script: string;
+  qualify_script: QualifyStep[];
+}
+
+export interface DispatchInput {
+  to: string;
+  agent_id?: string;
+  agent?: AgentRuntimeSettings;
+  language?: string;
+  context?: Record<string, string>;
+  tools?: string[];
+  webhook_url?: string;
+  lead_id?: string;
+  /** a lead's job (src/leads/dispatcher.ts): marked done, and the lead dispatched, with the call */
+  lead_job_id?: number;
+  campaign_id?: string;
+  conversation_id?: string;
+  /** simulator scenario override (default: from the number, src/adapters/sim_numbers.ts) */
+  scenario?: string;
+}
+
+export interface CallMetrics {
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  turn_count: number;
+  turns: TurnLatency[];
+  interruptions_handled: number;
+  backchannels_recovered: number;
+  frames_in: number;
+  frames_out: number;
+  fallbacks: number;
+}
+
+/** One agent turn: true end of caller speech -> first agent audio frame sent, by stage (ms). */
+export interface TurnLatency {
+  total_ms: number;
+  endpointing_ms: number;
+  stt_ms: number;
+  dialog_ms: number;
+  tts_ms: number;
+  /** media time of the caller's speech end (ms from call start) */
+  speech_end_ms: number;
+}
+
+export interface CallRecord {
+  id: string;
+  status: CallStatus;
+  ended_reason: string | null;
+  to: string;
+  agent_id: string | null;
+  language: string;
+  context: Record<string, string>;
+  tools: string[];
+  webhook_url: string | null;
+  conversation_id: string | null;
+  lead_id: string | null;
+  campaign_id: string | null;
+  created_at: string;
+  answered_at: string | null;
+  ended_at: string | null;
+  duration_seconds: number | null;
+  metrics: CallMetrics | null;
+  extracted_data: Record<string, string | number> | null;
+  actions_triggered: Array<{ type: string; status: string }> | null;
+  human_escalation: boolean;
+  recording_url: string | null;
+  transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
+}
+
+export interface ListFilters {
+  status?: CallStatus;
+  agent_id?: string;
+  created_after?: Date;
+  created_before?: Date;
+  limit: number;
+  offset?: number;
+  cursor?: string;
+}

@@ -1,0 +1,31 @@
+/**
+ * What the dialer needs from other areas, as narrow ports: the call engine (deps.calls: dispatch and
+ * onCallEnded) and the do-not-disturb / consent / calling-hours gate (src/leads/gates.ts). services.ts adapts
+ * the real ones; tests and the bench inject their own.
+ */
+export interface CampaignDispatchInput {
+  to: string;
+  agent_id: string;
+  context: Record<string, string>;
+  tools?: string[];
+  webhook_url?: string;
+  campaign_id: string;
+}
+
+export interface EndedCall { id: string; status: string; campaign_id?: string | null }
+
+export interface CampaignCallPort {
+  dispatch(tenantId: string, input: CampaignDispatchInput): Promise<{ id: string; status: string }>;
+  onCallEnded?(listener: (call: EndedCall) => void): void;
+}
+
+export type GateDecision =
+  | { action: 'allow' }
+  | { action: 'block'; reason: string }
+  | { action: 'schedule'; at: Date; reason: string };
+
+export type CallGate = (tenantId: string, e164: string, now: Date) => Promise<GateDecision>;
+
+/** Final call statuses (GUIDE): once a call has one of these it will not change. */
+export const ENDED_STATUSES = ['completed', 'no_answer', 'busy', 'failed', 'canceled', 'blocked'] as const;
+export const isEnded = (s: string) => (ENDED_STATUSES as readonly string[]).includes(s);

@@ -1,0 +1,122 @@
+/**
+ * Configuration is read from the environment once, validated, and frozen.
+ * A bad value stops start-up with a message naming the key (GUIDE habit 8).
+ * Names carry units (…Ms, …Bytes, …Seconds).
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+const intFrom = (min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max);
+
+const schema = z.object({
+  SERVICE_MODE: z.enum(['simulator', 'live']).default('simulator'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: intFrom(0, 65535).default(8787),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  SERVICE_DEV_EMAIL: z.string().email().default('dev@example.com'),
+  SERVICE_DEV_PASSWORD: z.string().min(8).optional(),
+  SERVICE_API_KEY: z.string().min(16).optional(),
+  SERVICE_WEBHOOK_SECRET: z.string().min(16).optional(),
+  SERVICE_JWT_SECRET: z.string().min(32).optional(),
+  JWT_TTL_SECONDS: intFrom(60, 7 * 24 * 3600).default(3600),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  /** PGlite data directory; "memory" keeps the embedded database in memory (tests). */
+  DATA_DIR: z.string().min(1).default('./data'),
+  DB_POOL_MAX: intFrom(1, 200).default(10),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  JSON_BODY_LIMIT_BYTES: intFrom(1024, 50 * 1024 * 1024).default(256 * 1024),
+  AUDIO_BODY_LIMIT_BYTES: intFrom(1024, 100 * 1024 * 1024).default(12 * 1024 * 1024),
+  AUDIO_MAX_SECONDS: intFrom(1, 600).default(60),
+  LOGIN_ATTEMPTS_PER_MINUTE: intFrom(1, 10_000).default(10),
+  MAX_CONCURRENT_CALLS_PER_TENANT: intFrom(1, 100_000).default(1000),
+  AUDIO_THREADS: intFrom(0, 64).default(0),
+  // Adapters (issue 4): host:port of a gRPC adapter server per adapter; unset = in-process simulator.
+  ADAPTER_CARRIER_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
+  ADAPTER_STT_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
+  ADAPTER_DIALOG_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
+  ADAPTER_TTS_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
+  /** tool integrations (calendar, CRM, messaging) behind an adapter server; unset = in-process (simulated) */
+  ADAPTER_TOOLS_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
+  /** simulated calls run this many times faster than real time (same media-time decisions); 1 = real time */
+  SIM_TIME_SCALE: z.coerce.number().min(0.1).max(100).default(1),
+  /** run simulated callees on a thread of their own (load tests: the service's thread then runs only calls) */
+  SIM_CALLEE_THREAD: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** first retry delay of an outbound webhook, ms (doubles per attempt, with jitter) */
+  WEBHOOK_RETRY_BASE_MS: intFrom(10, 3_600_000).default(1000),
+  /** how often each instance looks for due webhooks, ms */
+  WEBHOOK_POLL_MS: intFrom(10, 60_000).default(500),
+  /** default deadline of an adapter call (dialog turn, TTS stream, STT finalize, hang-up), ms */
+  ADAPTER_TIMEOUT_MS: intFrom(10, 120_000).default(3000),
+  // Business B (privacy, KPIs, campaigns, inbound webhooks).
+  PRIVACY_RETENTION_DEFAULT_DAYS: intFrom(1, 3650).default(30),
+  /** how often transcript retention runs in the service (0 = never; POST /v1/privacy/expire still works) */
+  PRIVACY_EXPIRE_INTERVAL_MS: intFrom(0, 7 * 24 * 3600 * 1000).default(3600 * 1000),
+  KPI_QUALIFIED_MIN_SCORE: intFrom(0, 100).default(60),
+  /** campaign dialer loop period (0 = this instance does not dial) */
+  CAMPAIGN_TICK_MS: intFrom(0, 3600 * 1000).default(1000),
+  /** a contact claimed but never linked to a call is released after this long (crash between claim and dispatch) */
+  CAMPAIGN_CLAIM_LEASE_SECONDS: intFrom(5, 3600).default(120),
+  INBOUND_WEBHOOK_TOLERANCE_SECONDS: intFrom(1, 3600).default(300),
+  // Business A (conversation demo, leads, DND, handoffs).
+  /** region for phone numbers given without a country code (ISO 3166 alpha-2) */
+  DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code').default('IN'),
+  /** a second lead for the same tenant+number within this window is a duplicate (no second call), s */
+  LEAD_DUPLICATE_WINDOW_SECONDS: intFrom(0, 365 * 24 * 3600).default(24 * 3600),
+  /** how often this instance claims due scheduled lead calls (0 = never) */
+  LEAD_SCHEDULER_TICK_MS: intFrom(0, 3600 * 1000).default(5000),
+  /** a claimed scheduled call not finished within this lease is claimed again (instance crash), s */
+  LEAD_SCHEDULER_LEASE_SECONDS: intFrom(5, 3600).default(120),
+  /** lifetime of anonymous demo conversations, s */
+  DEMO_CONVERSATION_TTL_SECONDS: intFrom(60, 7 * 24 * 3600).default(3600),
+  /** anonymous demo requests (create, turns, audio) per client IP per minute */
+  DEMO_REQUESTS_PER_MINUTE: intFrom(1, 100_000).default(60),
+  // Provider keys: their presence decides live vs simulated per slot (GET /v1/integrations).
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  DEEPGRAM_API_KEY: z.string().min(1).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  ELEVENLABS_API_KEY: z.string().min(1).optional(),
+  HUBSPOT_API_KEY: z.string().min(1).optional(),
+  CALCOM_API_KEY: z.string().min(1).optional(),
+  WHATSAPP_API_TOKEN: z.string().min(1).optional(),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export interface Config extends Env {
+  /** Resolved JWT signing secret (generated per process in simulator mode when unset). */
+  jwtSecret: string;
+  devPassword: string;
+  /** Base URL the outside world uses to reach us, ending in /v1. */
+  publicBaseUrl: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Keys live mode cannot run without: real carrier signatures, shared JWT secret, a real admin password. */
+const LIVE_REQUIRED = ['SERVICE_JWT_SECRET', 'SERVICE_DEV_PASSWORD', 'SERVICE_API_KEY', 'TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'] as const;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(clean);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const e = parsed.data;
+  if (e.SERVICE_MODE === 'live') {
+    const missing = LIVE_REQUIRED.filter((k) => !e[k]);
+    if (missing.length) throw new ConfigError(`SERVICE_MODE=live requires ${missing.join(', ')}`);
+  }
+  const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  return {
+    ...e,
+    jwtSecret: e.SERVICE_JWT_SECRET ?? randomBytes(32).toString('base64url'),
+    devPassword: e.SERVICE_DEV_PASSWORD ?? 'dev-password',
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}/v1`).replace(/\/$/, ''),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Group commit for hot write paths: items pushed while a batch is in flight wait and go together in the next
+ * one, so under load N writes cost one round trip and one commit instead of N, and at low load an item goes at
+ * once (no timer, no added latency). A batch holds at most one item per key (two appends to one call's
+ * counter row cannot share a statement); later items of that key wait for a later batch, in order.
+ * When a batch of several fails as a whole, each item is retried alone, so one bad item fails only itself.
+ */
+/**
+ * The batch size cap for a backend: PGlite runs each statement on the event loop's own thread, so its batches
+ * stay small (a long statement there stalls every call's media); PostgreSQL runs them elsewhere.
+ */
+export function maxBatchFor(kind: 'postgres' | 'pglite', onPostgres: number): number {
+  return kind === 'pglite' ? Math.min(16, onPostgres) : onPostgres;
+}
+
+interface Pending<I, O> { item: I; key: string; resolve: (o: O) => void; reject: (e: unknown) => void }
+
+export interface BatcherOptions<I> {
+  /** the most items in one batch */
+  maxBatch: number;
+  /** batches in flight at once (each holds a pooled connection while it runs) */
+  maxInFlight: number;
+  /** items with equal keys never share a batch */
+  key?: (item: I) => string;
+}
+
+export class Batcher<I, O> {
+  readonly #queue: Pending<I, O>[] = [];
+  #inFlight = 0;
+
+  /** `run` answers every item of a batch, in order (an Error element fails that item only). */
+  constructor(private readonly run: (items: I[]) => Promise<Array<O | Error>>, private readonly o: BatcherOptions<I>) {}
+
+  push(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.#queue.push({ item, key: this.o.key?.(item) ?? '', resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Items waiting or in flight (tests and shutdown). */
+  get busy(): boolean { return this.#inFlight > 0 || this.#queue.length > 0; }
+
+  #pump(): void {
+    while (this.#inFlight < this.o.maxInFlight && this.#queue.length) {
+      const batch = this.#take();
+      this.#inFlight += 1;
+      void this.#settle(batch).finally(() => { this.#inFlight -= 1; this.#pump(); });
+    }
+  }
+
+  /** The oldest items, at most one per key, leaving the others queued in their order. */
+  #take(): Pending<I, O>[] {
+    if (!this.o.key) return this.#queue.splice(0, this.o.maxBatch);
+    const batch: Pending<I, O>[] = [];
+    const keys = new Set<string>();
+    for (let i = 0; i < this.#queue.length && batch.length < this.o.maxBatch;) {
+      const p = this.#queue[i];
+      if (keys.has(p.key)) { i += 1; continue; }
+      keys.add(p.key);
+      batch.push(p);
+      this.#queue.splice(i, 1);
+    }
+    return batch;
+  }
+
+  async #settle(batch: Pending<I, O>[]): Promise<void> {
+    let outs: Array<O | Error>;
+    try {
+      outs = await this.run(batch.map((p) => p.item));
+    } catch (err) {
+      if (batch.length === 1) { batch[0].reject(err); return; }
+      for (const p of batch) await this.#settle([p]);
+      return;
+    }
+    batch.forEach((p, i) => {
+      const out = outs[i];
+      if (out instanceof Error) p.reject(out); else if (out === undefined) p.reject(new Error('batch returned no result for an item')); else p.resolve(out);
+    });
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Handoffs: conversations in state 'handoff' and their operator state machine (all moves in one place):
+ *
+ *   waiting --accept(op)--> accepted(by op) --resolve(op | admin)--> resolved   (conversation state -> closed)
+ *                            └─ reply(op) keeps 'accepted'; only the accepting operator may reply
+ *
+ * Each move is one conditional UPDATE (WHERE handoff_state = <expected> …), so of two operators accepting at
+ * once exactly one row update wins and the other gets 409. Every move is recorded in handoff_events
+ * (who, when, from, to) in the same transaction.
+ */
+import type { Db, Queryable } from '../db/db.js';
+import { ApiError, conflict, notFound } from '../errors.js';
+import { ConversationRepo, type Conversation, type HandoffState } from '../repos/conversations.js';
+import type { CallEventSink } from '../stream/types.js';
+import type { Principal } from '../auth/tokens.js';
+
+export interface HandoffEvent { action: string; from_state: string | null; to_state: string | null; by: string; at: string }
+export interface HandoffView {
+  id: string; conversation_id: string; handoff_state: HandoffState; reason: string | null; accepted_by: string | null;
+  call_id: string | null; lead_id: string | null; domain: string | null; created_at: string; updated_at: string; history?: HandoffEvent[];
+}
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+const COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accepted_by, call_id, lead_id, expires_at, created_at, updated_at';
+
+export function handoffView(c: Conversation, history?: HandoffEvent[]): HandoffView {
+  return {
+    id: c.id, conversation_id: c.id, handoff_state: c.handoff_state!, reason: c.handoff_reason, accepted_by: c.accepted_by,
+    call_id: c.call_id, lead_id: c.lead_id, domain: c.domain, created_at: iso(c.created_at), updated_at: iso(c.updated_at), ...(history ? { history } : {}),
+  };
+}
+
+export class HandoffService {
+  readonly #convs: ConversationRepo;
+  constructor(private readonly db: Db, private readonly events: CallEventSink) { this.#convs = new ConversationRepo(db); }
+
+  /** Default: open handoffs (waiting and accepted); `state` narrows, including 'resolved'. */
+  async list(tenantId: string, state: HandoffState | undefined, limit: number): Promise<HandoffView[]> {
+    const r = await this.db.query<Conversation>(
+      `SELECT ${COLS} FROM conversations WHERE tenant_id = $1 AND handoff_state IS NOT NULL
+         AND (CASE WHEN $2::text IS NULL THEN handoff_state IN ('waiting', 'accepted') ELSE handoff_state = $2 END)
+       ORDER BY updated_at, id LIMIT $3`, [tenantId, state ?? null, limit]);
+    return r.rows.map((c) => handoffView(c));
+  }
+
+  async get(tenantId: string, id: string): Promise<HandoffView> {
+    const c = await this.#convs.get(tenantId, id);
+    if (!c || !c.handoff_state) throw notFound('handoff');
+    return handoffView(c, await this.history(this.db, tenantId, id));
+  }
+
+  accept(p: Principal, id: string): Promise<HandoffView> {
+    return this.#move(p, id, 'accept', `handoff_state = 'waiting' AND state = 'handoff'`,
+      `handoff_state = 'accepted', accepted_by = $3`, 'waiting', 'accepted');
+  }
+
+  /** Resolve: the accepting operator, or an admin (a supervisor closing a handoff an operator left). */
+  resolve(p: Principal, id: string): Promise<HandoffView> {
+    const who = p.role === 'admin' ? '$3::text IS NOT NULL' : 'accepted_by = $3'; // $3 is always bound (the caller's sub)
+    return this.#move(p, id, 'resolve', `handoff_state = 'accepted' AND state = 'handoff' AND ${who}`,
+      `handoff_state = 'resolved', state = 'closed'`, 'accepted', 'resolved');
+  }
+
+  /** Appends the operator's text to the conversation and, for a call's conversation, to the call's live stream. */
+  async reply(p: Principal, id: string, text: string): Promise<HandoffView & { message: { id: number; text: string; at: string }; published: boolean | null }> {
+    const { view, message } = await this.db.transaction(async (tx) => {
+      const r = await tx.query<Conversation>(
+        `SELECT ${COLS} FROM conversations WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [id, p.tenantId]);
+      const c = r.rows[0];
+      if (!c || !c.handoff_state) throw notFound('handoff');
+      if (c.handoff_state !== 'accepted' || c.state !== 'handoff') throw this.#illegal('reply', c);
+      if (c.accepted_by !== p.sub) throw conflict('only the operator who accepted this handoff may reply', { handoff_state: c.handoff_state });
+      const message = await new ConversationRepo(tx).append(id, p.tenantId, 'operator', text, { by: p.sub });
+      await this.#record(tx, p, id, 'reply', 'accepted', 'accepted');
+      return { view: handoffView(c, await this.history(tx, p.tenantId, id)), message };
+    });
+    // The reply is stored either way; a live stream that cannot take it (call row erased) is reported, not fatal.
+    let published: boolean | null = null;
+    if (view.call_id) {
+      published = await this.events.publish(p.tenantId, view.call_id, { type: 'transcript', speaker: 'operator', text, latencyMs: 0, partial: false })
+        .then(() => true, () => false);
+    }
+    return { ...view, message: { id: message.id, text: message.text, at: message.at }, published };
+  }
+
+  async history(q: Queryable, tenantId: string, id: string): Promise<HandoffEvent[]> {
+    const r = await q.query<HandoffEvent & { by_sub: string }>(
+      'SELECT action, from_state, to_state, by_sub, at FROM handoff_events WHERE conversation_id = $1 AND tenant_id = $2 ORDER BY id', [id, tenantId]);
+    return r.rows.map(({ by_sub, ...e }) => ({ ...e, by: by_sub, at: iso(e.at) }));
+  }
+
+  async #move(p: Principal, id: string, action: string, guard: string, set: string, from: HandoffState, to: HandoffState): Promise<HandoffView> {
+    return this.db.transaction(async (tx) => {
+      const r = await tx.query<Conversation>(
+        `UPDATE conversations SET ${set}, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND ${guard} RETURNING ${COLS}`, [id, p.tenantId, p.sub]);
+      if (!r.rows[0]) {
+        const c = await new ConversationRepo(tx).get(p.tenantId, id);
+        if (!c || !c.handoff_state) throw notFound('handoff');
+        throw this.#illegal(action, c);
+      }
+      await this.#record(tx, p, id, action, from, to);
+      return handoffView(r.rows[0], await this.history(tx, p.tenantId, id));
+    });
+  }
+
+  #illegal(action: string, c: Conversation): ApiError {
+    const who = c.handoff_state === 'accepted' ? ` by ${c.accepted_by}` : '';
+    return conflict(`cannot ${action} a handoff that is ${c.handoff_state}${who}`, { handoff_state: c.handoff_state, accepted_by: c.accepted_by });
+  }
+
+  async #record(tx: Queryable, p: Principal, id: string, action: string, from: string, to: string): Promise<void> {
+    await tx.query('INSERT INTO handoff_events (conversation_id, tenant_id, action, from_state, to_state, by_sub) VALUES ($1,$2,$3,$4,$5,$6)',
+      [id, p.tenantId, action, from, to, p.sub]);
+  }
+}

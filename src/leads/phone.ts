@@ -1,0 +1,51 @@
+/**
+ * Phone numbers: normalised to E.164 with libphonenumber-js (national input resolved in the default region,
+ * DEFAULT_PHONE_REGION), and the callee's time zones derived from the number's country.
+ */
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { ApiError } from '../errors.js';
+
+export const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** Returns the E.164 form of `input`, or throws 400 validation_failed naming `field`. */
+export function toE164(input: string, defaultRegion: string, field = 'body.phone'): string {
+  const p = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode);
+  if (!p || !p.isValid()) {
+    throw new ApiError('validation_failed', `${field}: not a valid phone number`, { fields: [{ path: field, message: 'not a valid phone number' }] });
+  }
+  return p.number;
+}
+
+/**
+ * Time zones of the countries we know. A country spanning several zones lists them all: calling hours must
+ * hold in every one of them (conservative: we cannot tell a mobile number's zone from its digits).
+ */
+const COUNTRY_ZONES: Record<string, string[]> = {
+  IN: ['Asia/Kolkata'], PK: ['Asia/Karachi'], BD: ['Asia/Dhaka'], LK: ['Asia/Colombo'], NP: ['Asia/Kathmandu'],
+  AE: ['Asia/Dubai'], SA: ['Asia/Riyadh'], SG: ['Asia/Singapore'], MY: ['Asia/Kuala_Lumpur'], JP: ['Asia/Tokyo'],
+  CN: ['Asia/Shanghai'], HK: ['Asia/Hong_Kong'], ID: ['Asia/Jakarta'], PH: ['Asia/Manila'], TH: ['Asia/Bangkok'],
+  GB: ['Europe/London'], IE: ['Europe/Dublin'], DE: ['Europe/Berlin'], FR: ['Europe/Paris'], ES: ['Europe/Madrid'],
+  IT: ['Europe/Rome'], NL: ['Europe/Amsterdam'], PT: ['Europe/Lisbon'], ZA: ['Africa/Johannesburg'], NG: ['Africa/Lagos'],
+  KE: ['Africa/Nairobi'], NZ: ['Pacific/Auckland'], BR: ['America/Sao_Paulo'], MX: ['America/Mexico_City'],
+  US: ['America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles'],
+  CA: ['America/Toronto', 'America/Winnipeg', 'America/Edmonton', 'America/Vancouver'],
+  AU: ['Australia/Sydney', 'Australia/Adelaide', 'Australia/Perth'],
+};
+
+/** Zones for a number: explicit `timezone` wins; else from its country; unknown countries use UTC. */
+export function zonesFor(e164: string, timezone?: string | null): string[] {
+  if (timezone) return [timezone];
+  const country = parsePhoneNumberFromString(e164)?.country;
+  return (country && COUNTRY_ZONES[country]) || ['UTC'];
+}
+
+const zoneChecks = new Map<string, boolean>();
+/** Whether `tz` is an IANA zone this runtime knows (memoised: building a DateTimeFormat is costly). */
+export function isTimeZone(tz: string): boolean {
+  let ok = zoneChecks.get(tz);
+  if (ok === undefined) {
+    try { new Intl.DateTimeFormat('en-GB', { timeZone: tz }); ok = true; } catch { ok = false; }
+    if (zoneChecks.size < 1000) zoneChecks.set(tz, ok);
+  }
+  return ok;
+}

@@ -1,0 +1,124 @@
+/**
+ * Export, erase and transcript expiry over the registry (registry.ts). Erasure runs in one transaction and
+ * writes its audit record (subject hash, counts per table, actor, time) in that same transaction; recording
+ * files are unlinked after the commit so a rollback never loses a file whose row survived.
+ */
+import { unlink } from 'node:fs/promises';
+import type { Db, Queryable } from '../db/db.js';
+import type { Logger } from '../log.js';
+import { newId } from '../ids.js';
+import { conflict } from '../errors.js';
+import { SUBJECT_TABLES } from './registry.js';
+import { resolveScope, type SubjectScope } from './scope.js';
+import { existingTables, queryNamed } from './sql.js';
+import { expireTranscripts, type ExpireResult } from './retention.js';
+
+export interface EraseResult { subject: string; deleted: Record<string, number>; retained: Record<string, { rows: number; reason: string }>; audit_id: string }
+export interface AuditRecord { id: string; action: string; subject_hash: string | null; counts: Record<string, unknown>; actor: string; at: string }
+
+export interface PrivacyOptions { db: Db; log: Logger; defaultRetentionDays: number; clock?: () => Date }
+
+export class PrivacyService {
+  #timer?: NodeJS.Timeout;
+  constructor(private o: PrivacyOptions) {}
+  #now = () => (this.o.clock ?? (() => new Date()))();
+
+  async export(tenant: string, hash: string, actor: string): Promise<{ subject: string; tables: Record<string, unknown[]> }> {
+    const tables = await existingTables(this.o.db);
+    const scope = await resolveScope(this.o.db, tables, tenant, hash);
+    const out: Record<string, unknown[]> = {};
+    for (const d of SUBJECT_TABLES) {
+      if (!tables.has(d.table)) continue;
+      out[d.table] = (await queryNamed(this.o.db, `SELECT * FROM ${d.table} WHERE ${d.where}`, bind(d.where, scope))).rows;
+    }
+    const counts = Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.length]));
+    await audit(this.o.db, { tenant, action: 'export', hash, counts, actor });
+    return { subject: hash, tables: out };
+  }
+
+  async erase(tenant: string, hash: string, actor: string): Promise<EraseResult> {
+    const files: string[] = [];
+    const result = await this.o.db.transaction(async (tx) => {
+      const tables = await existingTables(tx);
+      const scope = await resolveScope(tx, tables, tenant, hash);
+      // a live call has a session writing events for it: erase after it ends rather than race it
+      const live = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN ('dialing','ringing','in_progress')`, [tenant, scope.calls]);
+      if (live.rows[0].n > 0) throw conflict('the subject has a call in progress; erase once it has ended', { retryable: true, active_calls: live.rows[0].n });
+      const deleted: Record<string, number> = {};
+      const retained: EraseResult['retained'] = {};
+      for (const d of SUBJECT_TABLES) {
+        if (!tables.has(d.table)) continue;
+        const v = bind(d.where, scope);
+        if (d.erase) {
+          const n = (await queryNamed<{ n: number }>(tx, `SELECT count(*)::int AS n FROM ${d.table} WHERE ${d.where}`, v)).rows[0].n;
+          retained[d.table] = { rows: n, reason: d.erase.keep };
+          continue;
+        }
+        const returning = d.fileColumns?.length ? ` RETURNING ${d.fileColumns.join(', ')}` : '';
+        const r = await queryNamed<Record<string, unknown>>(tx, `DELETE FROM ${d.table} WHERE ${d.where}${returning}`, v);
+        deleted[d.table] = r.rowCount;
+        for (const row of r.rows) for (const c of d.fileColumns ?? []) if (typeof row[c] === 'string' && row[c]) files.push(row[c] as string);
+      }
+      deleted.recording_files = files.length;
+      const auditId = await audit(tx, { tenant, action: 'erase', hash, counts: { deleted, retained: Object.fromEntries(Object.entries(retained).map(([k, x]) => [k, x.rows])) }, actor });
+      return { subject: hash, deleted, retained, audit_id: auditId };
+    });
+    for (const f of files) {
+      // recording_path is the path the recording store wrote (absolute, or relative to the process cwd)
+      await unlink(f).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') this.o.log.warn({ code: err.code, audit_id: result.audit_id }, 'recording file could not be deleted');
+      });
+    }
+    return result;
+  }
+
+  async getRetentionDays(tenant: string): Promise<number> {
+    const r = await this.o.db.query<{ d: number }>('SELECT transcript_retention_days AS d FROM tenant_privacy_settings WHERE tenant_id = $1', [tenant]);
+    return r.rows[0]?.d ?? this.o.defaultRetentionDays;
+  }
+
+  async setRetentionDays(tenant: string, days: number, actor: string): Promise<number> {
+    await this.o.db.query(
+      `INSERT INTO tenant_privacy_settings (tenant_id, transcript_retention_days, updated_by) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant_id) DO UPDATE SET transcript_retention_days = EXCLUDED.transcript_retention_days, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+      [tenant, days, actor]);
+    await audit(this.o.db, { tenant, action: 'retention', hash: null, counts: { days }, actor });
+    return days;
+  }
+
+  /** Runs retention for one tenant (API) or all tenants (schedule, tenant undefined). */
+  async expire(tenant: string | undefined, actor: string): Promise<ExpireResult> {
+    const res = await expireTranscripts(this.o.db, { now: this.#now(), tenant, defaultDays: this.o.defaultRetentionDays });
+    for (const [t, counts] of Object.entries(res.perTenant)) await audit(this.o.db, { tenant: t, action: 'expire', hash: null, counts, actor });
+    return res;
+  }
+
+  async listAudit(tenant: string, limit: number): Promise<AuditRecord[]> {
+    const r = await this.o.db.query<AuditRecord>(
+      'SELECT id, action, subject_hash, counts, actor, at FROM privacy_audit WHERE tenant_id = $1 ORDER BY at DESC, id DESC LIMIT $2', [tenant, limit]);
+    return r.rows.map((x) => ({ ...x, at: new Date(x.at).toISOString() }));
+  }
+
+  /** Retention on a schedule (ms); unref'd so it never holds the process open; stop() clears it. */
+  startSchedule(intervalMs: number): void {
+    if (intervalMs <= 0 || this.#timer) return;
+    this.#timer = setInterval(() => {
+      this.expire(undefined, 'scheduler').catch((err) => this.o.log.warn({ err }, 'scheduled transcript expiry failed'));
+    }, intervalMs);
+    this.#timer.unref();
+  }
+  stop(): void { clearInterval(this.#timer); this.#timer = undefined; }
+}
+
+/** Binds only the scope values the predicate names. */
+function bind(where: string, s: SubjectScope): Record<string, unknown> {
+  const all: Record<string, unknown> = { tenant: s.tenant, hash: s.hash, calls: s.calls, leads: s.leads, convs: s.convs };
+  return Object.fromEntries(Object.entries(all).filter(([k]) => new RegExp(`:${k}\\b`).test(where)));
+}
+
+async function audit(db: Queryable, a: { tenant: string; action: string; hash: string | null; counts: Record<string, unknown>; actor: string }): Promise<string> {
+  const id = newId('paud');
+  await db.query('INSERT INTO privacy_audit (id, tenant_id, action, subject_hash, counts, actor) VALUES ($1, $2, $3, $4, $5::jsonb, $6)',
+    [id, a.tenant, a.action, a.hash, JSON.stringify(a.counts), a.actor]);
+  return id;
+}

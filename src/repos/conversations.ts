@@ -1,0 +1,77 @@
+/** Conversations and their messages (demo loop, lead conversations, call conversations, handoffs). */
+import type { Queryable } from '../db/db.js';
+import { newId } from '../ids.js';
+
+export type ConversationState = 'active' | 'handoff' | 'closed';
+export type HandoffState = 'waiting' | 'accepted' | 'resolved';
+export type MessageRole = 'agent' | 'caller' | 'operator' | 'system';
+
+export interface Conversation {
+  id: string;
+  tenant_id: string | null;
+  domain: string | null;
+  state: ConversationState;
+  handoff_state: HandoffState | null;
+  handoff_reason: string | null;
+  accepted_by: string | null;
+  call_id: string | null;
+  lead_id: string | null;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Message { id: number; role: MessageRole; text: string; meta: Record<string, unknown>; at: string }
+
+const iso = (v: unknown) => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
+const COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accepted_by, call_id, lead_id, expires_at, created_at, updated_at';
+const row = (r: Conversation): Conversation => ({ ...r, expires_at: iso(r.expires_at), created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)! });
+
+export class ConversationRepo {
+  constructor(private db: Queryable) {}
+
+  async create(c: { tenantId: string | null; domain?: string | null; callId?: string | null; leadId?: string | null; expiresAt?: Date | null }): Promise<Conversation> {
+    const r = await this.db.query<Conversation>(
+      `INSERT INTO conversations (id, tenant_id, domain, call_id, lead_id, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLS}`,
+      [newId('conv'), c.tenantId, c.domain ?? null, c.callId ?? null, c.leadId ?? null, c.expiresAt ?? null],
+    );
+    return row(r.rows[0]);
+  }
+
+  /** Tenant-scoped read; tenantId null reads an anonymous conversation only. */
+  async get(tenantId: string | null, id: string): Promise<Conversation | undefined> {
+    const r = await this.db.query<Conversation>(
+      `SELECT ${COLS} FROM conversations WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2`, [id, tenantId]);
+    return r.rows[0] && row(r.rows[0]);
+  }
+
+  async setCall(tenantId: string, id: string, callId: string): Promise<void> {
+    await this.db.query('UPDATE conversations SET call_id = $3, updated_at = now() WHERE id = $1 AND tenant_id = $2', [id, tenantId, callId]);
+  }
+
+  async append(conversationId: string, tenantId: string | null, role: MessageRole, text: string, meta: Record<string, unknown> = {}): Promise<Message> {
+    const r = await this.db.query<Message>(
+      `INSERT INTO conversation_messages (conversation_id, tenant_id, role, text, meta) VALUES ($1, $2, $3, $4, $5::jsonb)
+       RETURNING id, role, text, meta, at`, [conversationId, tenantId, role, text, JSON.stringify(meta)]);
+    await this.db.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [conversationId]);
+    const m = r.rows[0];
+    return { ...m, id: Number(m.id), at: iso(m.at)! };
+  }
+
+  async messages(conversationId: string): Promise<Message[]> {
+    const r = await this.db.query<Message>('SELECT id, role, text, meta, at FROM conversation_messages WHERE conversation_id = $1 ORDER BY id', [conversationId]);
+    return r.rows.map((m) => ({ ...m, id: Number(m.id), at: iso(m.at)! }));
+  }
+
+  /**
+   * Moves a conversation into the handoff state (waiting for an operator). Idempotent: a conversation already
+   * in handoff keeps its state. Returns the conversation, or undefined when it is not the tenant's.
+   */
+  async requestHandoff(tenantId: string, id: string, reason: string): Promise<Conversation | undefined> {
+    const r = await this.db.query<Conversation>(
+      `UPDATE conversations SET state = 'handoff', handoff_state = COALESCE(CASE WHEN state = 'handoff' THEN handoff_state END, 'waiting'),
+         handoff_reason = COALESCE(CASE WHEN state = 'handoff' THEN handoff_reason END, $3), updated_at = now()
+       WHERE id = $1 AND tenant_id = $2 RETURNING ${COLS}`, [id, tenantId, reason]);
+    return r.rows[0] && row(r.rows[0]);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Listens: HTTP (Express app) plus WebSocket upgrades routed by path to the table's socket endpoints.
+ * close() stops accepting, ends open WebSockets and live calls, lets requests in flight finish, then closes
+ * services; it is idempotent.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.js';
+import { buildServices, type Services } from './services.js';
+import { buildApp, buildRouteTable } from './api/app.js';
+import { matchPath, type RouteTable } from './api/route_table.js';
+import { problemBody } from './api/problem.js';
+import type { Logger } from './log.js';
+
+export interface RunningServer {
+  /** e.g. http://127.0.0.1:8787/v1 */
+  baseUrl: string;
+  port: number;
+  services: Services;
+  /** every declared route and socket (tests walk it) */
+  table: RouteTable;
+  http: Server;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, opts: { log?: Logger } = {}): Promise<RunningServer> {
+  const services = await buildServices(config, opts);
+  const table = buildRouteTable(services);
+  const app = buildApp(services, table);
+  const http = createServer(app);
+  http.on('upgrade', (req, socket, head) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/v1/, '');
+    for (const ws of table.sockets) {
+      const params = matchPath(ws.path, path);
+      if (params) return ws.handle(req, socket, head, params);
+    }
+    const body = JSON.stringify(problemBody('not_found', `no WebSocket endpoint at ${path}`));
+    socket.end(`HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  if (!config.PUBLIC_BASE_URL) {
+    const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    config.publicBaseUrl = `http://${host}:${port}/v1`;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: config.publicBaseUrl, port, services, table, http,
+    close: () => (closing ??= (async () => {
+      const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      // Upgraded sockets (live listeners, carrier media) would hold http.close open: end them first, while
+      // storage is still up, so listeners get 1001 and live calls store their outcome as server_shutdown.
+      await Promise.all([services.stream.edge.close(), services.callEngine.close()]);
+      await httpClosed;
+      await services.close();
+    })()),
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * Builds everything the process needs from the config: storage (pg or PGlite), bus (Redis or in-process),
+ * repositories, tokens, metrics; seeds the dev tenant. close() tears it down in reverse order, once.
+ */
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { openDb } from './db/db.js';
+import { migrate } from './db/migrate.js';
+import { MemoryBus } from './bus/memory_bus.js';
+import { RedisBus } from './bus/redis_bus.js';
+import { TokenService } from './auth/tokens.js';
+import { hashPassword } from './auth/passwords.js';
+import { createMetrics } from './metrics.js';
+import { TenantRepo } from './repos/tenants.js';
+import { AgentRepo, DEFAULT_AGENT } from './repos/agents.js';
+import { createRateLimits } from './api/rate_limits.js';
+import type { AppDeps } from './api/deps.js';
+import { createStreamRuntime } from './stream/runtime.js';
+import { createAdapters } from './adapters/index.js';
+import { createTools } from './tools/index.js';
+import { buildOpsServices } from './campaigns/wiring.js';
+import { createCallEngine } from './calls/engine.js';
+import { AudioPool } from './audio/index.js';
+import { buildLeadServices } from './leads/wiring.js';
+import { DemoConversations } from './conversations/demo.js';
+import { HandoffService } from './handoffs/service.js';
+
+export const DEV_TENANT_ID = 'ten_dev';
+export const DEFAULT_AGENT_ID = 'default';
+
+export interface Services extends AppDeps {
+  close(): Promise<void>;
+}
+
+export async function buildServices(config: Config, opts: { log?: Logger } = {}): Promise<Services> {
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+  const closers: Array<() => Promise<void>> = [() => db.close()];
+  try {
+    await migrate(db);
+    const bus = config.REDIS_URL ? new RedisBus(config.REDIS_URL) : new MemoryBus();
+    closers.unshift(() => bus.close());
+    const repos = { tenants: new TenantRepo(db), agents: new AgentRepo(db) };
+    await seedDevTenant(config, repos);
+    const stream = createStreamRuntime({ db, bus, log });
+    closers.unshift(() => stream.close());
+    const adapters = createAdapters(config, { warn: (msg) => log.warn(msg) });
+    closers.unshift(() => adapters.close());
+    const tools = createTools(config, { warn: (msg) => log.warn(msg) });
+    closers.unshift(() => tools.close());
+    const audio = new AudioPool({ threads: config.AUDIO_THREADS || undefined });
+    closers.unshift(() => audio.close());
+    await audio.warm();
+    const callEngine = createCallEngine({ config, db, log, agents: repos.agents, events: stream.sink, adapters, tools, pool: audio });
+    closers.unshift(() => callEngine.close());
+    // the campaign dialer dispatches through the call engine, so it is built (and closed) after it
+    const ops = buildOpsServices(config, db, log, { calls: callEngine.calls });
+    closers.unshift(() => ops.close());
+    const leads = buildLeadServices(config, db, log, repos.agents, { calls: callEngine.calls });
+    closers.unshift(() => leads.close());
+    const conversations = new DemoConversations({
+      db, adapters, audio: () => audio, agents: repos.agents, ttlSeconds: config.DEMO_CONVERSATION_TTL_SECONDS,
+      maxAudioSeconds: config.AUDIO_MAX_SECONDS, maxAudioBytes: config.AUDIO_BODY_LIMIT_BYTES,
+    });
+    let closed = false;
+    return {
+      config, log, db, bus, repos,
+      callEvents: stream.sink, stream,
+      adapters, tools,
+      calls: callEngine.calls, callEngine,
+      privacy: ops.privacy, campaigns: ops.campaigns, inbound: ops.inbound,
+      audio, leads, conversations, handoffs: new HandoffService(db, stream.sink),
+      tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS),
+      metrics: createMetrics(),
+      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),
+      async close() {
+        if (closed) return;
+        closed = true;
+        for (const c of closers) await c().catch((err) => log.warn({ err }, 'error while closing'));
+      },
+    };
+  } catch (err) {
+    for (const c of closers) await c().catch(() => {});
+    throw err;
+  }
+}
+
+/** The dev tenant, its admin (SERVICE_DEV_EMAIL/PASSWORD), the SERVICE_API_KEY and a default agent. */
+async function seedDevTenant(config: Config, repos: AppDeps['repos']): Promise<void> {
+  await repos.tenants.ensureTenant(DEV_TENANT_ID, 'Development tenant');
+  await repos.tenants.upsertUser({ tenantId: DEV_TENANT_ID, email: config.SERVICE_DEV_EMAIL, passwordHash: await hashPassword(config.devPassword), role: 'admin' });
+  if (config.SERVICE_API_KEY) await repos.tenants.ensureApiKey('key_service_env', DEV_TENANT_ID, config.SERVICE_API_KEY, 'operator');
+  if (!(await repos.agents.get(DEV_TENANT_ID, DEFAULT_AGENT_ID))) await repos.agents.put(DEV_TENANT_ID, DEFAULT_AGENT_ID, DEFAULT_AGENT);
+}

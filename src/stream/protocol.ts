@@ -1,0 +1,29 @@
+/** The live-stream wire protocol's constants, shared by the edge and (as copies) by the client library. */
+import { z } from 'zod';
+
+/** Statuses after which a call says nothing more (GUIDE's status list). */
+export const TERMINAL_STATUSES = new Set(['completed', 'no_answer', 'busy', 'failed', 'canceled', 'blocked']);
+
+export const CLOSE = {
+  /** the call ended and everything it said was delivered: do not reconnect */
+  callEnded: { code: 1000, reason: 'call_ended' },
+  serverShutdown: { code: 1001, reason: 'server_shutdown' },
+  internal: { code: 1011, reason: 'internal_error' },
+  /** the JWT the listener connected with has expired: reconnect with a fresh one */
+  tokenExpired: { code: 4001, reason: 'token_expired' },
+  /** the listener read too slowly and its buffer passed the bound: reconnect with after_seq to resume */
+  slowConsumer: { code: 4008, reason: 'slow_consumer' },
+} as const;
+
+const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100');
+
+/** What a listener may send on the socket. */
+export const clientMessage = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('transfer'), target: E164.optional() }),
+]);
+export type ClientMessage = z.infer<typeof clientMessage>;
+
+export const transferBody = z.strictObject({ target: E164.optional() });
+
+/** Sent on the socket when a listener's request fails; never closes the socket. */
+export interface ErrorReply { type: 'error'; request?: string; code: string; detail: string }

@@ -1,0 +1,41 @@
+/**
+ * deps.callEvents: stores each live item (next per-call seq) and then publishes it on the bus channel
+ * `call:<id>`. Within one process the items of a call are stored and published in seq order (a per-call
+ * chain), so edges rarely see reordering; edges still repair gaps from storage (several instances, bus loss).
+ * A bus failure never fails the call: the item is stored, and edges catch up from storage when the bus returns.
+ */
+import type { Bus } from '../bus/bus.js';
+import { Batcher, maxBatchFor } from '../db/batcher.js';
+import type { Logger } from '../log.js';
+import type { AppendItem, CallEventStore } from './event_store.js';
+import type { CallEventInput, CallEventMessage, CallEventSink } from './types.js';
+
+export const callChannel = (callId: string) => `call:${callId}`;
+
+export class StoredCallEventSink implements CallEventSink {
+  /** call id -> tail of that call's publish chain */
+  #tails = new Map<string, Promise<unknown>>();
+  /** Items of many calls stored by one statement and one commit when they arrive together (group commit). */
+  readonly #appends: Batcher<AppendItem, CallEventMessage>;
+
+  constructor(store: CallEventStore, private bus: Bus, private log: Logger, dbKind: 'postgres' | 'pglite' = 'postgres') {
+    this.#appends = new Batcher<AppendItem, CallEventMessage>((items) => store.appendMany(items),
+      { maxBatch: maxBatchFor(dbKind, 200), maxInFlight: 2, key: (i) => i.callId });
+  }
+
+  publish(tenantId: string, callId: string, event: CallEventInput): Promise<CallEventMessage> {
+    const prev = this.#tails.get(callId) ?? Promise.resolve();
+    const run = prev.then(async () => {
+      const msg = await this.#appends.push({ tenantId, callId, event });
+      // Issued (not awaited) in order: ioredis keeps command order on its connection; a slow or absent
+      // Redis must not hold the call's pipeline.
+      this.bus.publish(callChannel(callId), msg).catch((err: unknown) =>
+        this.log.warn({ err, call_id: callId, seq: msg.seq }, 'live item stored but not published; edges will catch up'));
+      return msg;
+    });
+    const tail = run.catch(() => {});
+    this.#tails.set(callId, tail);
+    void tail.then(() => { if (this.#tails.get(callId) === tail) this.#tails.delete(callId); });
+    return run;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The upgrade handler of /v1/calls/:id/stream. Auth before the upgrade: token from `Authorization: Bearer`
+ * or the `access_token` query parameter (JWT or service API key); the call must be the caller's tenant's
+ * (anything else is 404, so a listener cannot probe other tenants' call ids). Refusals are problem+json.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { decodeJwt } from 'jose';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { AppDeps } from '../api/deps.js';
+import { bearerToken, resolveCredential } from '../api/auth_middleware.js';
+import { problemBody } from '../api/problem.js';
+import { ApiError } from '../errors.js';
+import type { Principal } from '../auth/tokens.js';
+import { findCall } from './event_store.js';
+import { CLOSE, clientMessage, TERMINAL_STATUSES, type ErrorReply } from './protocol.js';
+import { transferCall } from './transfer.js';
+
+/** Client frames are tiny JSON commands. */
+const MAX_CLIENT_MESSAGE_BYTES = 4096;
+const MAX_SEQ = 2 ** 31 - 1;
+
+export function streamUpgradeHandler(deps: AppDeps) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, clientTracking: false, perMessageDeflate: false });
+  return (req: IncomingMessage, socket: Duplex, head: Buffer, params: Record<string, string>): void => {
+    socket.on('error', () => {});
+    upgrade(deps, wss, req, socket, head, params.id ?? '').catch((err) => {
+      const e = err instanceof ApiError ? err : new ApiError('internal', 'could not open the stream');
+      if (!(err instanceof ApiError)) deps.log.error({ err }, 'stream upgrade failed');
+      refuse(socket, e);
+    });
+  };
+}
+
+async function upgrade(deps: AppDeps, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, callId: string) {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const token = bearerToken(req) || url.searchParams.get('access_token');
+  if (!token) throw new ApiError('unauthenticated', 'missing credentials: Authorization: Bearer <token> or ?access_token=');
+  const principal = await resolveCredential(deps, token, true);
+  const afterRaw = url.searchParams.get('after_seq');
+  const afterSeq = afterRaw === null ? 0 : Number(afterRaw);
+  // seq is a PostgreSQL integer: larger values could never match and would fail the query.
+  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || afterSeq > MAX_SEQ || (afterRaw !== null && !/^\d+$/.test(afterRaw))) {
+    throw new ApiError('validation_failed', 'after_seq must be a non-negative integer', { fields: [{ path: 'after_seq', message: 'must be a non-negative integer' }] });
+  }
+  const call = await findCall(deps.db, principal.tenantId, callId);
+  if (!call) throw new ApiError('not_found', 'call not found');
+  if (socket.destroyed) return;
+  wss.handleUpgrade(req, socket, head, (ws) => {
+    deps.metrics.streamListeners.inc();
+    const expiry = closeAtExpiry(ws, token);
+    const gone = () => { clearTimeout(expiry); deps.metrics.streamListeners.dec(); };
+    const session: SocketSession = { ws, principal, callId, transferInFlight: false };
+    ws.on('message', (data, isBinary) => void onClientMessage(deps, session, isBinary ? undefined : String(data)));
+    void deps.stream.edge.attach(ws, socket, callId, afterSeq, TERMINAL_STATUSES.has(call.status), gone);
+  });
+}
+
+interface SocketSession { ws: WebSocket; principal: Principal; callId: string; transferInFlight: boolean }
+
+async function onClientMessage(deps: AppDeps, session: SocketSession, text: string | undefined): Promise<void> {
+  const { ws, principal, callId } = session;
+  const reply = (r: ErrorReply) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(r)); };
+  let json: unknown;
+  try { json = JSON.parse(text ?? ''); } catch {
+    return reply({ type: 'error', code: 'malformed_json', detail: 'messages must be JSON text' });
+  }
+  const parsed = clientMessage.safeParse(json);
+  if (!parsed.success) {
+    return reply({ type: 'error', code: 'validation_failed', detail: parsed.error.issues.map((i) => `${i.path.join('.') || 'message'}: ${i.message}`).join('; ') });
+  }
+  // One transfer at a time per socket: a client repeating itself must not queue carrier work.
+  if (session.transferInFlight) return reply({ type: 'error', request: 'transfer', code: 'conflict', detail: 'a transfer is already in progress' });
+  session.transferInFlight = true;
+  try {
+    // Every principal is at least an operator (roles: operator < admin), which is what a transfer needs.
+    await transferCall(deps, principal.tenantId, callId, { target: parsed.data.target, by: principal.sub });
+  } catch (err) {
+    if (err instanceof ApiError) return reply({ type: 'error', request: 'transfer', code: err.code, detail: err.message });
+    deps.log.error({ err, call_id: callId }, 'transfer from a stream listener failed');
+    reply({ type: 'error', request: 'transfer', code: 'internal', detail: 'transfer failed; it has been logged' });
+  } finally {
+    session.transferInFlight = false;
+  }
+}
+
+/** A JWT listener is cut when its token expires (4001); it must come back with a fresh token. API keys do not expire. */
+function closeAtExpiry(ws: WebSocket, token: string): NodeJS.Timeout | undefined {
+  let exp: number | undefined;
+  try { exp = decodeJwt(token).exp; } catch { return undefined; }
+  if (!exp) return undefined;
+  // setTimeout's limit is 2^31-1 ms (~24.8 days); tokens live hours at most.
+  const ms = Math.min(exp * 1000 - Date.now(), 2 ** 31 - 1);
+  const timer = setTimeout(() => ws.close(CLOSE.tokenExpired.code, CLOSE.tokenExpired.reason), Math.max(0, ms));
+  timer.unref();
+  return timer;
+}
+
+function refuse(socket: Duplex, err: ApiError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(problemBody(err.code, err.message, err.extra));
+  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[err.status] ?? 'Error';
+  const auth = err.status === 401 ? 'WWW-Authenticate: Bearer\r\n' : '';
+  socket.end(`HTTP/1.1 ${err.status} ${reason}\r\nContent-Type: application/problem+json\r\n${auth}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}

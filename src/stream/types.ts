@@ -1,0 +1,17 @@
+/**
+ * Live-stream items of a call (spec §2.9, §6.2). The call's process publishes them through CallEventSink;
+ * they are stored first (per-call seq) and then fanned out over the bus to the WebSocket edges.
+ */
+export type CallEventInput =
+  | { type: 'transcript'; speaker: 'caller' | 'agent' | 'operator'; text: string; latencyMs: number; partial: boolean }
+  | { type: 'entity'; key: string; value: string }
+  | { type: 'escalation'; reason: string }
+  | { type: 'status'; status: string; ended_reason?: string | null }
+  | { type: 'transfer'; target: string; by: string };
+
+/** What a listener receives: the item plus call_id, a per-call seq (1, 2, …) and `at` (ISO 8601 UTC). */
+export type CallEventMessage = CallEventInput & { call_id: string; seq: number; at: string };
+
+export interface CallEventSink {
+  publish(tenantId: string, callId: string, event: CallEventInput): Promise<CallEventMessage>;
+}

@@ -1,0 +1,16 @@
+import t from 'tap';
+import { startTestServer, api, login } from '../helpers/server.js';
+
+const secretValue = 'dg-secret-value-123456';
+const srv = await startTestServer({ env: { DEEPGRAM_API_KEY: secretValue, TWILIO_ACCOUNT_SID: 'AC-secret-sid' } });
+t.teardown(() => srv.close());
+
+t.test('slots are live only when all their keys are present; values never appear', async (t) => {
+  const r = await api(srv.baseUrl, 'GET', '/integrations', { token: await login(srv.baseUrl) });
+  t.equal(r.status, 200);
+  const bySlot = Object.fromEntries(r.body.data.map((s: { slot: string; mode: string }) => [s.slot, s.mode]));
+  t.same(bySlot, { carrier: 'simulated', speech_to_text: 'live', dialog_model: 'simulated', text_to_speech: 'simulated', crm: 'simulated', calendar: 'simulated', messaging: 'simulated' });
+  const text = JSON.stringify(r.body);
+  t.notOk(text.includes(secretValue) || text.includes('AC-secret-sid'), 'no key values in the response');
+  t.match(r.body.data[0].keys, [{ name: 'TWILIO_ACCOUNT_SID', present: true }, { name: 'TWILIO_AUTH_TOKEN', present: false }]);
+});

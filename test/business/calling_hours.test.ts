@@ -1,0 +1,36 @@
+/** Calling hours (TRAI 09:00-21:00 callee time) as pure functions: zones from the number, multi-zone overlap, DST. */
+import t from 'tap';
+import { callingHoursGate } from '../../src/leads/gates.js';
+import { zonesFor, toE164 } from '../../src/leads/phone.js';
+
+const at = (s: string) => new Date(s);
+
+t.test('India: 09:00-21:00 IST (UTC+05:30)', async (t) => {
+  t.same(callingHoursGate('+919812345678', at('2026-01-10T03:29:00Z')), { allowed: false, reason: 'calling_hours', next_window_at: '2026-01-10T03:30:00.000Z' });
+  t.same(callingHoursGate('+919812345678', at('2026-01-10T03:30:00Z')), { allowed: true }, '09:00 sharp is inside');
+  t.same(callingHoursGate('+919812345678', at('2026-01-10T15:29:59Z')), { allowed: true }, '20:59:59 is inside');
+  t.same(callingHoursGate('+919812345678', at('2026-01-10T15:30:00Z')), { allowed: false, reason: 'calling_hours', next_window_at: '2026-01-11T03:30:00.000Z' }, '21:00 is outside; next day');
+});
+
+t.test('explicit timezone wins over the country', async (t) => {
+  t.same(callingHoursGate('+919812345678', at('2026-01-10T12:00:00Z'), { timezone: 'America/New_York' }),
+    { allowed: false, reason: 'calling_hours', next_window_at: '2026-01-10T14:00:00.000Z' });
+});
+
+t.test('a multi-zone country needs every zone open (US: 09:00 Pacific to 21:00 Eastern)', async (t) => {
+  t.same(zonesFor('+12025550123').length, 4);
+  t.same(callingHoursGate('+12025550123', at('2026-07-10T14:00:00Z')), { allowed: false, reason: 'calling_hours', next_window_at: '2026-07-10T16:00:00.000Z' });
+  t.same(callingHoursGate('+12025550123', at('2026-07-10T20:00:00Z')), { allowed: true });
+  t.same(callingHoursGate('+12025550123', at('2026-07-11T01:00:00Z')).allowed, false, '21:00 EDT');
+});
+
+t.test('DST: London spring-forward day opens at 09:00 BST = 08:00Z', async (t) => {
+  t.same(callingHoursGate('+442071234567', at('2026-03-29T07:30:00Z')), { allowed: false, reason: 'calling_hours', next_window_at: '2026-03-29T08:00:00.000Z' });
+});
+
+t.test('unknown country falls back to UTC; phone normalisation', async (t) => {
+  t.same(zonesFor('+99912345678'), ['UTC']);
+  t.equal(toE164('098123 45678', 'IN'), '+919812345678');
+  t.equal(toE164('+1 (202) 555-0123', 'IN'), '+12025550123');
+  t.throws(() => toE164('12345', 'IN'), { code: 'validation_failed' });
+});

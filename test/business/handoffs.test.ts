@@ -1,0 +1,106 @@
+/**
+ * Handoff state machine: waiting -> accepted (one operator) -> resolved; 409 on illegal moves; two operators
+ * accepting at once (one wins); replies appended and published on the call's live stream; who/when recorded.
+ */
+import t from 'tap';
+import { startTestServer, api, login } from '../helpers/server.js';
+import { userToken } from './helpers/tenants.js';
+
+const srv = await startTestServer();
+t.teardown(() => srv.close());
+const b = srv.baseUrl;
+const admin = await login(b);
+const op1 = await userToken(srv, 'ten_dev', 'op1@example.com', 'operator');
+const op2 = await userToken(srv, 'ten_dev', 'op2@example.com', 'operator');
+const other = await userToken(srv, 'ten_other', 'op@other.example', 'operator');
+const sub = async (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sub as string;
+
+/** A tenant conversation the agent hands to a human (the caller asks for one). */
+async function handedOff(token = op1): Promise<string> {
+  const c = await api(b, 'POST', '/conversations', { token, body: { domain: 'realestate' } });
+  const r = await api(b, 'POST', `/conversations/${c.body.id}/turns`, { token, body: { text: 'Can I speak to a human please?' } });
+  if (r.body.state !== 'handoff') throw new Error(`expected handoff, got ${JSON.stringify(r.body)}`);
+  return c.body.id;
+}
+
+t.test('an escalated demo conversation is listed as waiting; the full cycle records who and when', async (t) => {
+  const id = await handedOff();
+  const list = await api(b, 'GET', '/handoffs', { token: op1 });
+  t.equal(list.status, 200);
+  const item = list.body.data.find((h: { id: string }) => h.id === id);
+  t.match(item, { handoff_state: 'waiting', reason: 'caller_requested_human', accepted_by: null });
+  t.equal((await api(b, 'POST', `/conversations/${id}/turns`, { token: op1, body: { text: 'hello?' } })).status, 409, 'the agent no longer answers');
+  t.equal((await api(b, 'POST', `/handoffs/${id}/reply`, { token: op1, body: { text: 'hi' } })).status, 409, 'reply before accept');
+  t.equal((await api(b, 'POST', `/handoffs/${id}/resolve`, { token: op1 })).status, 409, 'resolve before accept');
+  const acc = await api(b, 'POST', `/handoffs/${id}/accept`, { token: op1 });
+  t.equal(acc.status, 200);
+  t.equal(acc.body.handoff_state, 'accepted');
+  t.equal(acc.body.accepted_by, await sub(op1));
+  t.equal((await api(b, 'POST', `/handoffs/${id}/accept`, { token: op1 })).status, 409, 'accept twice');
+  const rep2 = await api(b, 'POST', `/handoffs/${id}/reply`, { token: op2, body: { text: 'me too' } });
+  t.equal(rep2.status, 409, 'only the accepting operator replies');
+  const rep = await api(b, 'POST', `/handoffs/${id}/reply`, { token: op1, body: { text: 'Hello, this is Priya from the sales team.' } });
+  t.equal(rep.status, 200);
+  t.equal(rep.body.message.text, 'Hello, this is Priya from the sales team.');
+  t.equal(rep.body.published, null, 'no call, nothing to publish');
+  t.equal((await api(b, 'POST', `/handoffs/${id}/resolve`, { token: op2 })).status, 409, 'another operator cannot resolve');
+  const res = await api(b, 'POST', `/handoffs/${id}/resolve`, { token: op1 });
+  t.equal(res.status, 200);
+  t.equal(res.body.handoff_state, 'resolved');
+  t.same(res.body.history.map((e: { action: string; from_state: string; to_state: string }) => [e.action, e.from_state, e.to_state]),
+    [['accept', 'waiting', 'accepted'], ['reply', 'accepted', 'accepted'], ['resolve', 'accepted', 'resolved']]);
+  t.ok(res.body.history.every((e: { by: string; at: string }) => e.by === res.body.accepted_by && !Number.isNaN(Date.parse(e.at))));
+  for (const action of ['accept', 'resolve']) t.equal((await api(b, 'POST', `/handoffs/${id}/${action}`, { token: op1 })).status, 409, `${action} after resolve`);
+  t.equal((await api(b, 'POST', `/handoffs/${id}/reply`, { token: op1, body: { text: 'x' } })).status, 409, 'reply after resolve');
+  const conv = await api(b, 'GET', `/conversations/${id}`, { token: op1 });
+  t.equal(conv.body.state, 'closed');
+  t.same(conv.body.messages.map((m: { role: string }) => m.role), ['caller', 'agent', 'operator']);
+  t.notOk((await api(b, 'GET', '/handoffs', { token: op1 })).body.data.some((h: { id: string }) => h.id === id), 'default list: open only');
+  t.ok((await api(b, 'GET', '/handoffs?handoff_state=resolved', { token: op1 })).body.data.some((h: { id: string }) => h.id === id));
+});
+
+t.test('two operators accepting at once: exactly one wins, the other gets 409', async (t) => {
+  for (let round = 0; round < 5; round++) {
+    const id = await handedOff();
+    const rs = await Promise.all([op1, op2, admin].map((tok) => api(b, 'POST', `/handoffs/${id}/accept`, { token: tok })));
+    const statuses = rs.map((r) => r.status).sort();
+    t.same(statuses, [200, 409, 409], `round ${round}`);
+    const loser = rs.find((r) => r.status === 409)!;
+    t.equal(loser.body.code, 'conflict');
+    t.equal(loser.body.handoff_state, 'accepted');
+    const h = await api(b, 'GET', `/handoffs/${id}`, { token: op1 });
+    t.equal(h.body.history.length, 1, 'one accept recorded');
+  }
+});
+
+t.test('an admin may resolve a handoff another operator accepted', async (t) => {
+  const id = await handedOff();
+  await api(b, 'POST', `/handoffs/${id}/accept`, { token: op1 });
+  t.equal((await api(b, 'POST', `/handoffs/${id}/resolve`, { token: admin })).status, 200);
+});
+
+t.test('replies on a call conversation are published on the call live stream', async (t) => {
+  const id = await handedOff();
+  const callId = 'call_' + 'ab'.repeat(12);
+  await srv.services.db.query(`INSERT INTO calls (id, tenant_id, agent, to_number, language, status, conversation_id) VALUES ($1, 'ten_dev', '{}', '+919812345678', 'en-IN', 'in_progress', $2)`, [callId, id]);
+  await srv.services.db.query('UPDATE conversations SET call_id = $1 WHERE id = $2', [callId, id]);
+  await api(b, 'POST', `/handoffs/${id}/accept`, { token: op2 });
+  const rep = await api(b, 'POST', `/handoffs/${id}/reply`, { token: op2, body: { text: 'A human here.' } });
+  t.equal(rep.status, 200);
+  t.equal(rep.body.published, true);
+  const ev = await srv.services.db.query(`SELECT type, payload FROM call_events WHERE call_id = $1 ORDER BY seq`, [callId]);
+  t.equal(ev.rows.length, 1);
+  t.equal(ev.rows[0].type, 'transcript');
+  t.match(ev.rows[0].payload, { speaker: 'operator', text: 'A human here.' });
+});
+
+t.test('tenant isolation and auth', async (t) => {
+  const id = await handedOff();
+  t.notOk((await api(b, 'GET', '/handoffs', { token: other })).body.data.some((h: { id: string }) => h.id === id));
+  for (const action of ['accept', 'resolve']) t.equal((await api(b, 'POST', `/handoffs/${id}/${action}`, { token: other })).status, 404);
+  t.equal((await api(b, 'POST', `/handoffs/${id}/reply`, { token: other, body: { text: 'x' } })).status, 404);
+  t.equal((await api(b, 'GET', `/handoffs/${id}`, { token: other })).status, 404);
+  t.equal((await api(b, 'GET', '/handoffs')).status, 401);
+  t.equal((await api(b, 'GET', '/handoffs?handoff_state=bogus', { token: op1 })).status, 400);
+  t.equal((await api(b, 'POST', '/handoffs/conv_missing/accept', { token: op1 })).status, 404);
+});

@@ -1,0 +1,98 @@
+/**
+ * Simulator mode end to end over the real media WebSocket: each magic number's outcome, and a cooperative call
+ * that completes with a signed call.completed webhook (verified with the standardwebhooks package).
+ */
+import t from 'tap';
+import { createServer } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { API_KEY, api, login, startTestServer } from '../helpers/server.js';
+
+const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50' } });
+t.teardown(() => srv.close());
+const received: Array<{ headers: Record<string, string>; body: string }> = [];
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => { received.push({ headers: req.headers as Record<string, string>, body }); res.writeHead(204).end(); });
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+t.teardown(() => new Promise<void>((r) => receiver.close(() => r())));
+const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+const auth = { headers: { 'x-api-key': API_KEY } };
+
+async function waitEnded(id: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await api(srv.baseUrl, 'GET', `/calls/${id}`, auth);
+    if (['completed', 'no_answer', 'busy', 'failed', 'canceled'].includes(r.body.status)) return r.body;
+    if (Date.now() > until) throw new Error(`call ${id} still ${r.body.status}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+t.test('cooperative callee: qualified, booked, signed webhook with measured figures', async (t) => {
+  const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: {
+    to: '+14155550123', agent_id: 'default', language: 'en-US', context: { customer_name: 'Lee' },
+    tools: ['calendar_booking', 'crm_sync'], webhook_url: hookUrl } });
+  t.equal(d.status, 201);
+  t.match(d.body, { id: /^call_[0-9a-f]{24}$/, status: 'queued' });
+  const call = await waitEnded(d.body.id);
+  t.equal(call.status, 'completed');
+  t.equal(call.ended_reason, 'completed');
+  t.ok(call.metrics.turn_count >= 3, `turns measured (${call.metrics.turn_count})`);
+  t.ok(call.extracted_data.customer_name, 'name extracted');
+  t.match(call.extracted_data.scheduled_slot, /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?([+-]\d\d:\d\d|Z)$/);
+  t.ok(call.actions_triggered.some((a: { type: string }) => a.type === 'calendar.event.create'));
+  t.same(call.transitions.map((x: { to: string }) => x.to), ['queued', 'dialing', 'in_progress', 'completed']);
+  for (let i = 0; i < 100 && !received.some((r) => r.body.includes(d.body.id)); i++) await new Promise((r) => setTimeout(r, 50));
+  const hook = received.find((r) => r.body.includes(d.body.id));
+  t.ok(hook, 'webhook received');
+  const token = await login(srv.baseUrl);
+  const secret = (await api(srv.baseUrl, 'GET', '/webhooks/secret', { token })).body.secret;
+  const payload = new Webhook(secret).verify(hook!.body, hook!.headers) as Record<string, unknown>;
+  t.same(Object.keys(payload).sort(), ['actions_triggered', 'agent_id', 'call_id', 'duration_seconds', 'ended_reason', 'event',
+    'extracted_data', 'human_escalation', 'metrics', 'recording_url', 'status', 'timestamp'].sort());
+  t.equal(payload.event, 'call.completed');
+  t.match(payload.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  t.equal((payload.metrics as { turn_count: number }).turn_count, call.metrics.turn_count);
+  const wav = await fetch(String(payload.recording_url));
+  t.equal(wav.status, 200, 'recording link works without a JWT');
+  const bytes = new Uint8Array(await wav.arrayBuffer());
+  t.equal(new DataView(bytes.buffer).getUint16(22, true), 2, 'two channels');
+  const bad = await fetch(String(payload.recording_url).replace(/sig=[^&]+/, 'sig=AAAA'));
+  t.equal(bad.status, 403);
+  const log = await api(srv.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, auth);
+  t.equal(log.body.data[0].state, 'delivered');
+});
+
+const outcomes: Array<[string, string, string | RegExp]> = [
+  ['+15005550001', 'no_answer', 'no_answer'],
+  ['+15005550002', 'busy', 'busy'],
+  ['+15005550003', 'failed', 'carrier_failed'],
+  ['+15005550004', 'completed', 'voicemail'],
+  ['+15005550005', 'completed', /caller_hangup|media_closed/],
+  ['+15005550007', 'completed', /escalated|transferred/],
+  ['+15005550008', 'completed', 'escalated'],
+];
+for (const [to, status, reason] of outcomes) {
+  t.test(`magic number ${to} -> ${status}`, async (t) => {
+    const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to, agent_id: 'default' } });
+    t.equal(d.status, 201);
+    const call = await waitEnded(d.body.id);
+    t.equal(call.status, status);
+    t.match(call.ended_reason, reason);
+    if (to === '+15005550007' || to === '+15005550008') t.equal(call.human_escalation, true);
+  });
+}
+
+t.test('barge-in: clear sent, agent reply truncated, interruption counted', async (t) => {
+  const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550006', agent_id: 'default' } });
+  const call = await waitEnded(d.body.id);
+  t.equal(call.status, 'completed');
+  t.ok(call.metrics.interruptions_handled >= 1, `interruptions ${call.metrics.interruptions_handled}`);
+  const msgs = await srv.services.db.query<{ role: string; text: string; meta: { truncated?: boolean } }>(
+    'SELECT m.role, m.text, m.meta FROM conversation_messages m JOIN calls c ON c.conversation_id = m.conversation_id WHERE c.id = $1 ORDER BY m.id', [d.body.id]);
+  const cut = msgs.rows.find((m) => m.role === 'agent' && m.meta.truncated);
+  t.ok(cut, 'a truncated agent message');
+  t.ok(cut && cut.text.length < 200 && !cut.text.includes('recorded.'), `kept only the heard part: ${cut?.text}`);
+});

@@ -1,0 +1,151 @@
+/**
+ * Adapter failure and timeout during a simulated call over the real media WebSocket: the caller hears the spoken
+ * fallback (agent transcript published, its audio sent and in the recording), metrics.fallbacks counts it, and
+ * the call escalates and ends with ended_reason 'adapter_failure' instead of hanging. Adapters are swapped with
+ * callEngine.overrideAdapters (wrapped with the ADAPTER_TIMEOUT_MS deadlines like the configured ones).
+ */
+import t, { type Test } from 'tap';
+import { AdapterError, createSimAdapters, type AdapterSet, type DialogAdapter, type SttStream, type TextToSpeechAdapter } from '../../src/adapters/index.js';
+import { FALLBACK_TEXT } from '../../src/calls/reply.js';
+import { decodeSimVoice } from '../../src/simvoice/index.js';
+import { API_KEY, api, startTestServer } from '../helpers/server.js';
+
+const TIMEOUT_MS = 400;
+const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', ADAPTER_TIMEOUT_MS: String(TIMEOUT_MS) } });
+t.teardown(() => srv.close());
+const auth = { headers: { 'x-api-key': API_KEY } };
+const sim = createSimAdapters();
+
+async function waitEnded(id: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await api(srv.baseUrl, 'GET', `/calls/${id}`, auth);
+    if (['completed', 'no_answer', 'busy', 'failed', 'canceled'].includes(r.body.status)) return r.body;
+    if (Date.now() > until) throw new Error(`call ${id} still ${r.body.status} after ${timeoutMs} ms (hanging?)`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+/** The stored live items of a call (what listeners got). */
+async function items(callId: string) {
+  const r = await srv.services.db.query<{ type: string; payload: Record<string, unknown> }>(
+    'SELECT type, payload FROM call_events WHERE call_id = $1 ORDER BY seq', [callId]);
+  return r.rows.map((x) => ({ type: x.type, ...x.payload }) as { type: string; speaker?: string; text?: string; reason?: string });
+}
+
+/** The agent channel (2nd) of the call's two-channel PCM16 recording. */
+async function agentChannel(callId: string): Promise<Int16Array> {
+  const wav = await srv.services.callEngine.recordingFor(callId);
+  if (!wav) throw new Error('no recording');
+  const view = new DataView(wav.buffer, wav.byteOffset, wav.byteLength);
+  let off = 12;
+  while (off + 8 <= wav.length) {
+    const id = String.fromCharCode(wav[off], wav[off + 1], wav[off + 2], wav[off + 3]);
+    const size = view.getUint32(off + 4, true);
+    if (id === 'data') {
+      const samples = Math.floor(size / 4);
+      const out = new Int16Array(samples);
+      for (let i = 0; i < samples; i++) out[i] = view.getInt16(off + 8 + i * 4 + 2, true);
+      return out;
+    }
+    off += 8 + size + (size & 1);
+  }
+  throw new Error('no data chunk');
+}
+
+/** Runs one cooperative call with some adapters replaced; returns the ended call, its live items and the agent audio. */
+async function callWith(t: Test, overrides: Partial<AdapterSet>) {
+  const undo = srv.services.callEngine.overrideAdapters(overrides);
+  t.teardown(undo);
+  const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+14155550123', agent_id: 'default' } });
+  t.equal(d.status, 201, 'dispatched');
+  const call = await waitEnded(d.body.id);
+  const evs = await items(d.body.id);
+  const heard = decodeSimVoice(await agentChannel(d.body.id));
+  return { call, evs, heard };
+}
+
+/** What every failure must look like to the caller and in the record. */
+function assertSpokenFallback(t: Test, r: Awaited<ReturnType<typeof callWith>>, reason: string, fallbacks: number | 'some') {
+  const { call, evs, heard } = r;
+  t.equal(call.status, 'completed');
+  t.equal(call.ended_reason, 'adapter_failure', 'a clear ended_reason, not a hang or a caller hang-up');
+  if (fallbacks === 'some') t.ok(call.metrics.fallbacks >= 1, `metrics.fallbacks counts each fallback (${JSON.stringify(call.metrics)})`);
+  else t.equal(call.metrics.fallbacks, fallbacks, `metrics.fallbacks counts the fallback (${JSON.stringify(call.metrics)})`);
+  t.equal(call.human_escalation, true, 'escalated to a human');
+  const agentLines = evs.filter((e) => e.type === 'transcript' && e.speaker === 'agent').map((e) => e.text ?? '');
+  t.ok(agentLines.some((x) => x.includes(FALLBACK_TEXT)), `agent transcript of the fallback published: ${JSON.stringify(agentLines)}`);
+  t.ok(evs.some((e) => e.type === 'escalation' && e.reason === reason), `escalation ${reason}: ${JSON.stringify(evs.filter((e) => e.type === 'escalation'))}`);
+  t.ok(call.metrics.frames_out > 0, `agent frames sent (${call.metrics.frames_out})`);
+  // the audio really went out: the recording's agent channel (what was sent and played) carries the fallback words
+  t.match(heard, /having trouble/, `fallback audible in the agent channel: "${heard.slice(-120)}"`);
+}
+
+t.test('dialog model throws on the caller\'s turn: spoken fallback, counted, escalated', async (t) => {
+  const dialog: DialogAdapter = {
+    async *turn(req, opts) {
+      if (req.callerText) throw new Error('model exploded');
+      yield* sim.dialog.turn(req, opts); // the opening (disclosure) works
+    },
+  };
+  const r = await callWith(t, { dialog });
+  assertSpokenFallback(t, r, 'adapter_failure:dialog:failed', 'some');
+  t.ok(r.call.metrics.turn_count >= 1, 'the failed turn is measured');
+  for (const turn of r.call.metrics.turns) t.ok(turn.total_ms - turn.endpointing_ms < TIMEOUT_MS, 'fallback audio right after the failure');
+});
+
+/** The default agent's opening: its disclosure, then the first question. */
+const isOpening = (text: string) => /automated assistant|handled by an AI|May I have your name/.test(text);
+
+t.test('TTS fails mid-reply: the caller hears the fallback after the partial sentence', async (t) => {
+  const tts: TextToSpeechAdapter = {
+    async *synthesize(req, opts) {
+      let chunks = 0;
+      // the disclosure plays; everything after it breaks after its first word (a provider gone mid-call)
+      for await (const c of sim.tts.synthesize(req, opts)) {
+        if (!/automated assistant|handled by an AI/.test(req.text) && ++chunks > 1) throw new AdapterError('tts', 'unavailable', 'tts provider went away');
+        yield c;
+      }
+    },
+  };
+  const r = await callWith(t, { tts });
+  // a fallback the caller talks over is cut (and its escalation with it); the next reply fails again
+  assertSpokenFallback(t, r, 'adapter_failure:tts:unavailable', 'some');
+});
+
+t.test('TTS stalls: the per-item deadline turns it into the fallback', async (t) => {
+  const tts: TextToSpeechAdapter = {
+    async *synthesize(req, opts) {
+      if (!isOpening(req.text)) await new Promise(() => {}); // answers the opening, then never again
+      yield* sim.tts.synthesize(req, opts);
+    },
+  };
+  const r = await callWith(t, { tts });
+  assertSpokenFallback(t, r, 'adapter_failure:tts:timeout', 'some');
+  t.ok(r.call.metrics.turn_count >= 1, 'the failed turn is measured');
+});
+
+t.test('STT finalize times out: spoken fallback after ADAPTER_TIMEOUT_MS, reason keeps "timeout"', async (t) => {
+  const stt: AdapterSet['stt'] = {
+    open(o) {
+      const inner = sim.stt.open(o);
+      const s: SttStream = {
+        write: (pcm, at) => inner.write(pcm, at),
+        finalize: () => new Promise(() => {}), // a recogniser that never answers
+        onResult: (l) => inner.onResult(l),
+        close: () => inner.close(),
+      };
+      return s;
+    },
+    transcribe: (pcm, o) => sim.stt.transcribe(pcm, o),
+  };
+  const r = await callWith(t, { stt });
+  // every caller turn fails here, a backchannel over the opening included, and a fallback the caller talks over is
+  // cut (its escalation with it), so more than one fallback may be spoken before one plays out and escalates
+  assertSpokenFallback(t, r, 'adapter_failure:stt:timeout', 'some');
+  const turn = r.call.metrics.turns[0];
+  t.ok(turn, 'the failed turn is measured');
+  t.ok(turn.stt_ms >= TIMEOUT_MS * 0.9 && turn.stt_ms < TIMEOUT_MS * 5, `stt waited for its deadline (${turn.stt_ms} ms)`);
+  t.ok(turn.total_ms - turn.endpointing_ms - turn.stt_ms < TIMEOUT_MS, 'fallback audio right after the deadline');
+  t.notOk(r.evs.some((e) => e.type === 'transcript' && e.speaker === 'caller'), 'no caller text was invented');
+});

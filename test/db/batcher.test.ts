@@ -1,0 +1,69 @@
+/**
+ * Group commit (src/db/batcher.ts): items arriving while a batch is in flight share the next batch, a lone item
+ * goes at once, one key never appears twice in a batch (order kept), and one bad item fails only itself.
+ */
+import t from 'tap';
+import { Batcher } from '../../src/db/batcher.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+t.test('items pushed during a flush share the next batch; a lone item goes at once', async (t) => {
+  const batches: number[][] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const b = new Batcher<number, number>(async (items) => {
+    batches.push(items);
+    if (batches.length === 1) await gate;
+    return items.map((i) => i * 10);
+  }, { maxBatch: 3, maxInFlight: 1 });
+  const first = b.push(1);
+  await tick();
+  t.same(batches, [[1]], 'the first item did not wait for company');
+  const rest = [2, 3, 4, 5].map((i) => b.push(i));
+  await tick();
+  t.same(batches, [[1]], 'nothing else starts while a batch is in flight (maxInFlight 1)');
+  release();
+  t.same(await Promise.all([first, ...rest]), [10, 20, 30, 40, 50]);
+  t.same(batches, [[1], [2, 3, 4], [5]], 'then batches of at most maxBatch, in arrival order');
+  t.notOk(b.busy);
+});
+
+t.test('a key appears once per batch; its later items follow in order', async (t) => {
+  const batches: string[][] = [];
+  const b = new Batcher<{ k: string; v: number }, string>(async (items) => {
+    batches.push(items.map((i) => `${i.k}${i.v}`));
+    return items.map((i) => `${i.k}${i.v}`);
+  }, { maxBatch: 10, maxInFlight: 1, key: (i) => i.k });
+  const hold = b.push({ k: 'x', v: 0 });
+  const ps = [{ k: 'a', v: 1 }, { k: 'a', v: 2 }, { k: 'b', v: 1 }, { k: 'a', v: 3 }, { k: 'b', v: 2 }].map((i) => b.push(i));
+  await Promise.all([hold, ...ps]);
+  t.same(batches, [['x0'], ['a1', 'b1'], ['a2', 'b2'], ['a3']]);
+});
+
+t.test('an Error answer fails its item only; a failed batch is retried item by item', async (t) => {
+  const seen: number[][] = [];
+  const b = new Batcher<number, number>(async (items) => {
+    seen.push(items);
+    if (items.length > 1 && items.includes(13)) throw new Error('statement failed');
+    if (items.includes(13)) throw new Error('13 is bad');
+    return items.map((i) => (i === 7 ? new Error('7 refused') : i));
+  }, { maxBatch: 10, maxInFlight: 1 });
+  const hold = b.push(0);
+  const rs = await Promise.allSettled([b.push(7), b.push(8), b.push(13), b.push(9)]);
+  await hold;
+  t.same(rs.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), ['7 refused', 8, '13 is bad', 9]);
+  t.same(seen, [[0], [7, 8, 13, 9], [7], [8], [13], [9]], 'the whole batch failed, then each item alone');
+});
+
+t.test('maxInFlight 2 runs two batches at once', async (t) => {
+  let running = 0;
+  let peak = 0;
+  const b = new Batcher<number, number>(async (items) => {
+    running += 1; peak = Math.max(peak, running);
+    await new Promise((r) => setTimeout(r, 5));
+    running -= 1;
+    return items;
+  }, { maxBatch: 1, maxInFlight: 2 });
+  await Promise.all([1, 2, 3, 4].map((i) => b.push(i)));
+  t.equal(peak, 2);
+});

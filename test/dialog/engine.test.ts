@@ -1,0 +1,118 @@
+import t from 'tap';
+import { planTurn, BROCHURE_CONFIRMATION } from '../../src/dialog/index.js';
+import type { DialogEvent, DialogMessage, DialogTurnRequest } from '../../src/adapters/types.js';
+import { DEFAULT_AGENT } from '../../src/repos/agents.js';
+
+const NOW = new Date('2026-11-22T18:00:00Z');
+const ALL_TOOLS = ['calendar_booking', 'crm_sync', 'messaging_brochure'];
+
+/** Plays a scripted caller against the engine; returns every turn's events and the final extracted data. */
+function converse(callerLines: string[], over: Partial<DialogTurnRequest> = {}) {
+  const history: DialogMessage[] = [];
+  const extracted: Record<string, string | number> = {};
+  const turns: DialogEvent[][] = [];
+  for (const callerText of ['', ...callerLines]) {
+    const events = planTurn({
+      callId: 'call_t', agent: DEFAULT_AGENT, context: {}, tools: ALL_TOOLS, history: [...history], callerText,
+      extracted: { ...extracted }, timeZone: 'Asia/Kolkata', ...over,
+    }, NOW);
+    turns.push(events);
+    if (callerText) history.push({ role: 'caller', text: callerText });
+    history.push({ role: 'agent', text: events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ') });
+    for (const e of events) if (e.type === 'entity') extracted[e.key] = e.value;
+    if (events.some((e) => e.type === 'end_call' || e.type === 'escalate')) break;
+  }
+  const all = turns.flat();
+  return { turns, extracted, all, last: turns.at(-1)!, tools: all.filter((e) => e.type === 'tool_call') as Extract<DialogEvent, { type: 'tool_call' }>[] };
+}
+
+const textOf = (events: DialogEvent[]) => events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ');
+
+t.test('full qualify: disclosure first, every field extracted, slot booked, CRM synced, polite end', async (t) => {
+  const c = converse(['My name is Anna Lee.', 'I am looking for a two bedroom apartment.', 'My budget is around 400,000 dollars.', 'Next Tuesday at 3 pm works for me.']);
+  t.ok(textOf(c.turns[0]).startsWith(DEFAULT_AGENT.disclosure_script), 'disclosure is spoken first');
+  t.ok(textOf(c.turns[0]).endsWith(DEFAULT_AGENT.qualify_script[0].question));
+  t.same(c.extracted, {
+    customer_name: 'Anna Lee', intent: 'a two bedroom apartment', budget: '400,000 dollars',
+    scheduled_slot: '2026-11-24T15:00:00+05:30', qualification_score: 100,
+  });
+  t.same(c.tools.map((x) => x.tool), ['calendar_booking', 'crm_sync']);
+  t.equal(c.tools[0].arguments.start, '2026-11-24T15:00:00+05:30');
+  t.equal(c.tools[1].arguments.outcome, 'completed');
+  t.same(c.last.at(-1), { type: 'end_call', reason: 'completed' });
+  t.match(textOf(c.last), /Tuesday, November 24 at 3:00 PM.*Goodbye\.$/);
+  t.equal(c.turns.length, 5, 'one question per turn');
+});
+
+t.test('entity events come as soon as a field is learnt', async (t) => {
+  const c = converse(['Ravi Kumar', 'I want a villa with a pool']);
+  t.same(c.turns[1].filter((e) => e.type === 'entity'), [{ type: 'entity', key: 'customer_name', value: 'Ravi Kumar' }]);
+  t.same(c.turns[2].filter((e) => e.type === 'entity'), [{ type: 'entity', key: 'intent', value: 'a villa with a pool' }]);
+});
+
+t.test('escalates at once when the caller asks for a person', async (t) => {
+  for (const ask of ['Can I speak to a real person?', 'get me your manager', 'I want a human', 'put me through to an agent']) {
+    const c = converse(['My name is Anna Lee.', ask]);
+    t.same(c.last.at(-1), { type: 'escalate', reason: 'caller_requested_human' }, ask);
+    t.match(textOf(c.last), /connect you with a colleague/);
+    t.equal(c.extracted.qualification_score, 15, 'score from what was gathered (name only)');
+    t.same(c.tools.map((x) => x.tool), ['crm_sync'], 'CRM still gets the lead');
+  }
+});
+
+t.test('two failed attempts at the same question escalate as cannot_proceed', async (t) => {
+  const c = converse(['My name is Anna Lee.', 'I am looking for a flat.', 'hmm', 'I really could not say']);
+  t.match(textOf(c.turns[3]), /^Sorry, I didn't catch that\. What budget do you have in mind\?$/);
+  t.same(c.last.at(-1), { type: 'escalate', reason: 'cannot_proceed:budget' });
+  const silent = converse(['', '']);
+  t.match(textOf(silent.turns[1]), /^Are you still there\?/);
+  t.same(silent.last.at(-1), { type: 'escalate', reason: 'cannot_proceed:customer_name' }, 'no words at all (e.g. non-SimVoice audio)');
+});
+
+t.test('a day without a time is re-asked with a hint, then booked', async (t) => {
+  const c = converse(['Anna', 'an office space downtown', '50 lakh', 'Tuesday', 'Tuesday at 11 am']);
+  t.match(textOf(c.turns[4]), /I need a time as well as a day\. When would suit you/);
+  t.equal(c.extracted.scheduled_slot, '2026-11-24T11:00:00+05:30');
+});
+
+t.test('tools fire only when enabled for the call', async (t) => {
+  const lines = ['Anna', 'a villa, can you send me the brochure?', '50 lakh', 'tomorrow at 10 am'];
+  t.same(converse(lines).tools.map((x) => x.tool), ['messaging_brochure', 'calendar_booking', 'crm_sync']);
+  t.same(converse(lines, { tools: ['crm_sync'] }).tools.map((x) => x.tool), ['crm_sync']);
+  const none = converse(lines, { tools: [] });
+  t.same(none.tools, []);
+  t.notMatch(textOf(none.all), /brochure right away/, 'does not promise what it cannot do');
+  t.equal(none.extracted.qualification_score, 100);
+});
+
+t.test('the brochure is sent once even if asked again', async (t) => {
+  const c = converse(['Anna', 'send me the brochure', 'a villa please send me more details', '50 lakh', 'tomorrow at 10 am']);
+  t.equal(c.tools.filter((x) => x.tool === 'messaging_brochure').length, 1);
+  t.equal(c.all.filter((e) => e.type === 'text' && e.text === BROCHURE_CONFIRMATION).length, 1);
+});
+
+t.test('declining ends the call politely and still syncs the CRM', async (t) => {
+  const c = converse(['I am not interested, stop calling']);
+  t.same(c.last.at(-1), { type: 'end_call', reason: 'caller_declined' });
+  t.match(textOf(c.last), /Thank you for your time\. Goodbye\./);
+  t.same(c.tools.map((x) => [x.tool, x.arguments.outcome]), [['crm_sync', 'declined']]);
+});
+
+t.test('custom script fields and context placeholders', async (t) => {
+  const agent = {
+    ...DEFAULT_AGENT,
+    disclosure_script: 'Hi {{customer_name}}, this is an AI assistant about {{project_name}}.',
+    qualify_script: [{ field: 'customer_name', question: 'Who am I speaking with?' }, { field: 'move_in', question: 'When do you plan to move in?' }],
+  };
+  const c = converse(['This is Maria', 'In the spring'], { agent, context: { customer_name: 'Maria', project_name: 'Palm Towers' } });
+  t.equal(textOf(c.turns[0]), 'Hi Maria, this is an AI assistant about Palm Towers. Who am I speaking with?');
+  t.same(c.extracted, { customer_name: 'Maria', move_in: 'In the spring', qualification_score: 100 });
+  const noCtx = converse([], { agent, context: {} });
+  t.equal(textOf(noCtx.turns[0]), 'Hi, this is an AI assistant about. Who am I speaking with?', 'missing variables drop out');
+});
+
+t.test('deterministic: the same request gives the same events', async (t) => {
+  const a = converse(['Anna', 'a villa', '50 lakh', 'tomorrow at 10 am']);
+  const b = converse(['Anna', 'a villa', '50 lakh', 'tomorrow at 10 am']);
+  t.same(a.turns, b.turns);
+});

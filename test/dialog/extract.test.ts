@@ -1,0 +1,58 @@
+import t from 'tap';
+import { extractBudget, extractIntent, extractName, qualificationScore, wantsBrochure, wantsHuman, declines } from '../../src/dialog/index.js';
+
+t.test('names', async (t) => {
+  t.equal(extractName('My name is Anna Lee.'), 'Anna Lee');
+  t.equal(extractName("I'm priya sharma"), 'Priya Sharma');
+  t.equal(extractName('Chen Wei'), 'Chen Wei');
+  t.equal(extractName("It's Anna speaking."), 'Anna');
+  t.equal(extractName('Who is this?'), undefined);
+  t.equal(extractName('I am not interested'), undefined);
+  t.equal(extractName('well I think it is going to be a long story really'), undefined, 'too many words for a name');
+});
+
+t.test('intent', async (t) => {
+  t.equal(extractIntent('I am looking for a two bedroom apartment.'), 'a two bedroom apartment');
+  t.equal(extractIntent("We're interested in an office space, can you send details?"), 'an office space');
+  t.equal(extractIntent('yes'), undefined);
+  t.equal(extractIntent('send me the brochure'), undefined, 'a request is not an intent');
+  t.equal(extractIntent('A villa, and send me the details'), 'A villa');
+  t.equal(extractIntent("I don't know really"), undefined);
+});
+
+t.test('budget needs an amount', async (t) => {
+  t.equal(extractBudget('My budget is around 400,000 dollars.'), '400,000 dollars');
+  t.equal(extractBudget('about $350,000'), '$350,000');
+  t.equal(extractBudget('50 lakh'), '50 lakh');
+  t.equal(extractBudget('maybe 1.2 million dollars'), '1.2 million dollars');
+  t.equal(extractBudget('₹80 lakh'), '₹80 lakh');
+  t.equal(extractBudget('I have 3 kids'), undefined);
+  t.equal(extractBudget('between 300 and 400 thousand'), '400 thousand', 'an amount with a unit wins');
+  t.equal(extractBudget('maybe 450000'), '450000');
+  t.equal(extractBudget('not decided'), undefined);
+});
+
+t.test('intents of the caller', async (t) => {
+  t.ok(wantsHuman('Can I talk to a real person?'));
+  t.ok(wantsHuman('supervisor please'));
+  t.ok(wantsHuman('can I talk to an agent'));
+  t.ok(wantsHuman('agent'));
+  t.notOk(wantsHuman('I am a real estate agent myself'));
+  t.notOk(wantsHuman('I am looking for an apartment'));
+  t.ok(wantsBrochure('can you send me the brochure'));
+  t.ok(wantsBrochure('please send me more details'));
+  t.notOk(wantsBrochure('my name is Anna'));
+  t.ok(declines('not interested'));
+  t.ok(declines('Bye.'));
+  t.notOk(declines('My name is Anna Bye'));
+});
+
+t.test('qualification score is the weighted share gathered, 0-100', async (t) => {
+  const fields = ['customer_name', 'intent', 'budget', 'scheduled_slot'];
+  t.equal(qualificationScore(fields, {}), 0);
+  t.equal(qualificationScore(fields, { customer_name: 'A' }), 15);
+  t.equal(qualificationScore(fields, { customer_name: 'A', intent: 'x', budget: '1' }), 70);
+  t.equal(qualificationScore(fields, { customer_name: 'A', intent: 'x', budget: '1', scheduled_slot: 's' }), 100);
+  t.equal(qualificationScore(['customer_name', 'move_in'], { move_in: 'soon' }), 40);
+  t.equal(qualificationScore([], { customer_name: 'A' }), 0);
+});

@@ -9,10 +9,12 @@ import { API_KEY, api, login, startTestServer } from '../helpers/server.js';
 
 const hits: Array<{ headers: Record<string, string>; body: string }> = [];
 let answer = 503;
+/** Answers for the next hits, consumed in order before `answer` applies: no race between a hit and the test. */
+const script: number[] = [];
 const receiver = createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
-  req.on('end', () => { hits.push({ headers: req.headers as Record<string, string>, body }); res.writeHead(answer).end(); });
+  req.on('end', () => { hits.push({ headers: req.headers as Record<string, string>, body }); res.writeHead(script.shift() ?? answer).end(); });
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 t.teardown(() => new Promise<void>((r) => receiver.close(() => r())));
@@ -49,16 +51,21 @@ t.test('retry with the same webhook-id, survive a restart', { skip: pgOnly ? 're
 
 t.test('retries in one process: 503 then 200, 4xx is final', async (t) => {
   hits.length = 0;
-  answer = 503;
+  script.push(503, 503);
+  answer = 200;
   const s = await startTestServer({ env: { SIM_TIME_SCALE: '20', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_POLL_MS: '50' } });
   t.teardown(() => s.close());
   const d = await api(s.baseUrl, 'POST', '/calls/dispatch', { headers: { 'x-api-key': API_KEY }, body: { to: '+15005550001', agent_id: 'default', webhook_url: hookUrl } });
-  for (let i = 0; i < 200 && hits.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
-  answer = 200;
-  for (let i = 0; i < 200 && hits.length < 3; i++) await new Promise((r) => setTimeout(r, 25));
-  const log = await api(s.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, { headers: { 'x-api-key': API_KEY } });
-  t.equal(log.body.data[0].state, 'delivered');
-  t.same(log.body.data[0].log.map((a: { status_code: number }) => a.status_code), [503, 503, 200]);
+  // The receiver sees the third attempt before the sender has stored its outcome: wait for the stored state,
+  // not for the hit (polling on hits alone raced on a slower CI machine).
+  let log;
+  for (let i = 0; i < 400; i++) {
+    log = await api(s.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, { headers: { 'x-api-key': API_KEY } });
+    if (log.body.data[0]?.state === 'delivered') break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  t.equal(log!.body.data[0].state, 'delivered');
+  t.same(log!.body.data[0].log.map((a: { status_code: number }) => a.status_code), [503, 503, 200]);
   answer = 410;
   const e = await api(s.baseUrl, 'POST', '/calls/dispatch', { headers: { 'x-api-key': API_KEY }, body: { to: '+15005550001', agent_id: 'default', webhook_url: hookUrl } });
   let l2;

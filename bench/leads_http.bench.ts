@@ -15,8 +15,10 @@
  * busy call still costs its runner a few statements: dialing, busy, two status items, the end notification).
  * Duplicate detection is off (LEAD_DUPLICATE_WINDOW_SECONDS=0) because every lead uses that one number.
  *
- * Columns svc_cpu_ms / pg_cpu_ms: CPU time (user + system, /proc) per request of the service process and of the
- * PostgreSQL backends serving it (found by application_name), including the simulated calls' background work.
+ * Each POST route runs twice: at full speed with `connections` clients (capacity), then offered exactly 1,500 req/s
+ * (the target; its verdict). Columns svc_cpu_ms / pg_cpu_ms / loadgen_cpu_ms: CPU time (user + system, /proc) per request of the service process and of the
+ * PostgreSQL backends serving it (found by application_name), including the simulated calls' background work, and
+ * of autocannon itself (it shares the two cores).
  * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_CPU_PROF=<dir> writes a
  * V8 CPU profile of the service; BENCH_WITHOUT_RUNNER=1 stores and announces calls without driving them;
  * BENCH_LEADS_WITHOUT_ENGINE=1 lets leads dial a no-op port; DB_POOL_MAX sizes the service's pool.
@@ -121,20 +123,36 @@ if (monitor) {
   for (const { t } of tables.rows) await monitor.query(`ANALYZE ${schema}.${t}`);
 }
 
+/**
+ * Two runs per route. "max": `connections` clients as fast as they go (capacity; latency there is mostly queueing,
+ * connections / rate). "@1500": the target's load offered at a fixed rate (autocannon overallRate) by enough
+ * clients that the rate, not the clients, is the limit; the verdict comes from this run: it sustains 1,500 req/s
+ * (achieved within 2 %) with p99 < 25 ms. loadgen_cpu_ms is autocannon's own CPU per request, on the same cores.
+ */
+const TARGET_RATE = 1500;
 const rows: Array<Record<string, string | number>> = [];
 for (const c of selected) {
-  const before = await cpuSeconds();
-  const r = await autocannon({ url: baseUrl + c.path, method: c.method ?? 'POST', headers, body: c.body, connections, duration: seconds });
-  const after = await cpuSeconds();
-  const okCount = r['2xx'];
-  const perReq = (a: number, b: number) => (r.requests.total ? Number((((b - a) * 1000) / r.requests.total).toFixed(2)) : 0);
-  rows.push({
-    route: c.name, 'req/s': Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, max_ms: r.latency.max,
-    '2xx': okCount, non2xx: r.non2xx, errors: r.errors + r.timeouts,
-    // CPU per request, ms: the service process, and all postgres processes (includes other users of the server)
-    svc_cpu_ms: perReq(before.service, after.service), pg_cpu_ms: perReq(before.postgres, after.postgres),
-    target: c.method === 'GET' ? '-' : r.requests.average >= 1500 && r.latency.p99 < 25 ? 'met' : 'missed',
-  });
+  const runs = c.method === 'GET' ? [{ label: 'max', rate: 0 }] : [{ label: 'max', rate: 0 }, { label: `@${TARGET_RATE}`, rate: TARGET_RATE }];
+  for (const run of runs) {
+    const before = await cpuSeconds();
+    const load = process.cpuUsage();
+    const r = await autocannon({
+      url: baseUrl + c.path, method: c.method ?? 'POST', headers, body: c.body, duration: seconds,
+      ...(run.rate ? { connections: Math.max(connections, 64), overallRate: run.rate } : { connections }),
+    });
+    const loadUs = process.cpuUsage(load);
+    const after = await cpuSeconds();
+    const perReq = (a: number, b: number) => (r.requests.total ? Number((((b - a) * 1000) / r.requests.total).toFixed(2)) : 0);
+    const sustained = r.requests.average >= TARGET_RATE * 0.98 && r.latency.p99 < 25;
+    rows.push({
+      route: c.name, load: run.label, 'req/s': Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, max_ms: r.latency.max,
+      '2xx': r['2xx'], non2xx: r.non2xx, errors: r.errors + r.timeouts,
+      // CPU per request, ms: the service process, and all postgres processes (includes other users of the server)
+      svc_cpu_ms: perReq(before.service, after.service), pg_cpu_ms: perReq(before.postgres, after.postgres),
+      loadgen_cpu_ms: perReq(0, (loadUs.user + loadUs.system) / 1e6),
+      target: run.rate ? (sustained ? 'met' : 'missed') : '-',
+    });
+  }
 }
 const sample = await fetch(`${baseUrl}/leads?limit=200`, { headers }).then((r) => r.json()) as { data: Array<{ call: { status: string } }> };
 const outcomes: Record<string, number> = {};

@@ -8,6 +8,8 @@ export interface PlayoutSink {
   sendMedia(frame: Uint8Array): void;
   sendMark(name: string): void;
   sendClear(): void;
+  /** Runs `send`; what it sends goes out in one socket write (a frame and its mark were two system calls). */
+  batch?(send: () => void): void;
 }
 
 export interface PlayoutHooks {
@@ -65,6 +67,17 @@ export class Playout {
       this.#burstStart = nowMs;
       this.#burstSent = 0;
     }
+    if (this.#queue.length && this.#burstSent - this.#playhead(nowMs) < lead) {
+      if (this.sink.batch) this.sink.batch(() => this.#sendDue(nowMs, lead));
+      else this.#sendDue(nowMs, lead);
+    }
+    const speaking = this.speaking(nowMs);
+    if (this.#wasSpeaking && !speaking) this.hooks.drained?.();
+    this.#wasSpeaking = speaking;
+  }
+
+  /** Sends the frames the lead allows, then their mark. */
+  #sendDue(nowMs: number, lead: number): void {
     let sentNow = 0;
     while (this.#queue.length && this.#burstSent - this.#playhead(nowMs) < lead) {
       const f = this.#queue.shift()!;
@@ -74,9 +87,6 @@ export class Playout {
       if (!this.#firstSent) { this.#firstSent = true; this.hooks.firstFrameSent?.(this.#reply, performance.now()); }
     }
     if (sentNow) this.sink.sendMark(`r${this.#reply}/e${this.#epoch}/f${this.#sent}`);
-    const speaking = this.speaking(nowMs);
-    if (this.#wasSpeaking && !speaking) this.hooks.drained?.();
-    this.#wasSpeaking = speaking;
   }
 
   /** A mark came back from the carrier. */

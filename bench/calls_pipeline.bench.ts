@@ -16,7 +16,7 @@
  *   CALLS=1,200,500 SIM_TIME_SCALE=1 PHASE_SECONDS=40 RAMP_MS=5000 npx tsx bench/calls_pipeline.bench.ts
  */
 import { cpus, loadavg } from 'node:os';
-import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';
@@ -67,7 +67,15 @@ interface PhaseResult { calls: number; ended: number; turns: number; wallS: numb
 
 /** GC pauses of the main thread (they stop every turn in flight) */
 const gcPauses: number[] = [];
-new PerformanceObserver((list) => { for (const e of list.getEntries()) gcPauses.push(e.duration); }).observe({ entryTypes: ['gc'] });
+/** pause ms by kind: scavenges (young generation) vs mark-compacts (the long ones) */
+const gcByKind = { minor: 0, major: 0, minorN: 0, majorN: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gcPauses.push(e.duration);
+    const major = ((e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0) & constants.NODE_PERFORMANCE_GC_MAJOR;
+    if (major) { gcByKind.major += e.duration; gcByKind.majorN++; } else { gcByKind.minor += e.duration; gcByKind.minorN++; }
+  }
+}).observe({ entryTypes: ['gc'] });
 
 async function phase(n: number): Promise<PhaseResult> {
   const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -75,6 +83,7 @@ async function phase(n: number): Promise<PhaseResult> {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   gcPauses.length = 0;
+  Object.assign(gcByKind, { minor: 0, major: 0, minorN: 0, majorN: 0 });
   const ids: string[] = [];
   const hangups: Array<Promise<void>> = [];
   const ramp = n > 1 ? RAMP_MS : 0;
@@ -114,7 +123,7 @@ async function phase(n: number): Promise<PhaseResult> {
     calls: n, ended: rows.filter((r) => TERMINAL.includes(r.status)).length, turns: turns.length, wallS,
     cpuPct: ((cpu.user + cpu.system) / 1000 / (wallS * 1000)) * 100, loopP99: loop.percentile(99) / 1e6,
     load: loadavg().map((x) => x.toFixed(1)).join(' '), rows: out,
-    gc: (() => { const g = [...gcPauses].sort((a, b) => a - b); return `${g.length} GC pauses, total ${g.reduce((a, b) => a + b, 0).toFixed(0)} ms, p99 ${f2(pct(g, 99))} ms, max ${f2(g.at(-1) ?? NaN)} ms`; })(),
+    gc: (() => { const g = [...gcPauses].sort((a, b) => a - b); return `${g.length} GC pauses, total ${g.reduce((a, b) => a + b, 0).toFixed(0)} ms (mark-compact ${gcByKind.majorN} / ${gcByKind.major.toFixed(0)} ms, other ${gcByKind.minorN} / ${gcByKind.minor.toFixed(0)} ms), p99 ${f2(pct(g, 99))} ms, max ${f2(g.at(-1) ?? NaN)} ms`; })(),
   };
 }
 

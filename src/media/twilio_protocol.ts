@@ -50,10 +50,12 @@ export function parseTwilioMessage(text: string): TwilioInbound {
       };
     }
     case 'media': {
+      // 50 of these per second per call: checked in place and returned as parsed, not copied (a copy per frame
+      // was garbage the collector paid for at a few hundred calls). Extra keys, if a carrier sent any, stay.
       if (!isObj(m.media)) throw new TwilioProtocolError('media without media');
       const md = m.media;
-      return { event: 'media', sequenceNumber: str(m, 'sequenceNumber'), streamSid: str(m, 'streamSid'),
-        media: { track: str(md, 'track'), chunk: str(md, 'chunk'), timestamp: str(md, 'timestamp'), payload: str(md, 'payload') } };
+      str(m, 'sequenceNumber'); str(m, 'streamSid'); str(md, 'track'); str(md, 'chunk'); str(md, 'timestamp'); str(md, 'payload');
+      return m as Extract<TwilioInbound, { event: 'media' }>;
     }
     case 'dtmf': {
       if (!isObj(m.dtmf)) throw new TwilioProtocolError('dtmf without dtmf');
@@ -73,8 +75,9 @@ export function parseTwilioMessage(text: string): TwilioInbound {
   }
 }
 
+/** Built as text (base64 needs no escaping): no object and no stringify per 20 ms frame. Same bytes as JSON.stringify. */
 export const mediaMessage = (streamSid: string, mulaw: Uint8Array): string =>
-  JSON.stringify({ event: 'media', streamSid, media: { payload: Buffer.from(mulaw.buffer, mulaw.byteOffset, mulaw.byteLength).toString('base64') } });
+  `{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":"${Buffer.from(mulaw.buffer, mulaw.byteOffset, mulaw.byteLength).toString('base64')}"}}`;
 export const markMessage = (streamSid: string, name: string): string => JSON.stringify({ event: 'mark', streamSid, mark: { name } });
 export const clearMessage = (streamSid: string): string => JSON.stringify({ event: 'clear', streamSid });
 

@@ -19,12 +19,19 @@ t.test('inbound samples parse', async (t) => {
 });
 
 t.test('invalid inbound is refused', async (t) => {
-  for (const bad of ['nope', '[]', '{"event":"hello"}', '{"event":"media","sequenceNumber":"1","streamSid":"x"}', '{"event":"mark","sequenceNumber":"1","streamSid":"x","mark":{}}']) {
+  for (const bad of ['nope', '[]', '{"event":"hello"}', '{"event":"media","sequenceNumber":"1","streamSid":"x"}',
+    '{"event":"media","sequenceNumber":"1","streamSid":"x","media":{"track":"inbound","chunk":"1","timestamp":"0","payload":5}}',
+    '{"event":"media","sequenceNumber":1,"streamSid":"x","media":{"track":"inbound","chunk":"1","timestamp":"0","payload":"/w=="}}', '{"event":"mark","sequenceNumber":"1","streamSid":"x","mark":{}}']) {
     t.throws(() => parseTwilioMessage(bad), TwilioProtocolError, bad);
   }
 });
 
 t.test('outbound messages carry exactly the documented keys', async (t) => {
+  const frame = new Uint8Array(160).map((_, i) => (i * 37) & 0xff);
+  t.equal(mediaMessage(SID, frame), JSON.stringify({ event: 'media', streamSid: SID, media: { payload: Buffer.from(frame).toString('base64') } }),
+    'the hand-built text is byte for byte what JSON.stringify gives');
+  t.equal(mediaMessage('MZ"\\x', frame.subarray(3, 5)), JSON.stringify({ event: 'media', streamSid: 'MZ"\\x', media: { payload: Buffer.from(frame.subarray(3, 5)).toString('base64') } }),
+    'a streamSid needing escapes, and a frame that is a view at an offset');
   const m = JSON.parse(mediaMessage(SID, new Uint8Array(160).fill(0xff)));
   t.same(Object.keys(m), ['event', 'streamSid', 'media']);
   t.same(Object.keys(m.media), ['payload']);

@@ -3,7 +3,7 @@ export { mulawDecode, mulawEncode, alawDecode, alawEncode, MULAW_DECODE_TABLE, A
 export { resample } from './resample.js';
 export { FrameSplitter, ByteFrameSplitter, samplesPerFrame, FRAME_MS } from './framing.js';
 export { AudioError, type AudioErrorCode } from './errors.js';
-export { readWav, writeWav, concatPcm, type DecodedWav } from './wav.js';
+export { readWav, writeWav, wavHeader, WAV_HEADER_BYTES, concatPcm, type DecodedWav } from './wav.js';
 export { WavDecoder, type WavLimits } from './wav_decoder.js';
 export { parseFmt, WAVE_FORMAT, type WavFormat } from './wav_format.js';
 export type { AudioEvent, AudioEventType } from './events.js';

@@ -119,7 +119,7 @@ export class CallRunner implements CallRunnerPort {
       const out = sessionOutputs({ tenantId: row.tenant_id, callId: row.id, conversationId: row.conversation_id, events: this.d.events,
         conversations: new ConversationRepo(this.d.db), tools: this.d.tools, ledger: () => ledger!, log: this.d.log, timeoutMs: this.d.adapterTimeoutMs });
       session = new CallSession({ callId: row.id, agent: row.agent, language: row.language, context: row.context, tools: row.tools,
-        timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs }, stream, channel, this.d.adapters, out, this.d.ticker,
+        timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, recording: this.d.store.open(row.id) }, stream, channel, this.d.adapters, out, this.d.ticker,
       this.d.log.child({ call_id: row.id }));
       ledger = session.ledger;
       l.session = session;
@@ -139,7 +139,10 @@ export class CallRunner implements CallRunnerPort {
   /** Stores the outcome, then status + transition + outbox row in one transaction; tells listeners. */
   async #finish(row: CallRow, from: CallStatus, to: CallStatus, reason: string, session?: CallSession): Promise<void> {
     const ledger = session?.ledger;
-    const recordingPath = session ? await this.d.store.save(row.id, session.recorder.toWav()).catch(() => null) : null;
+    const recordingPath = session ? await session.recorder.finish().catch((err) => {
+      this.d.log.warn({ err, call_id: row.id }, 'recording could not be written');
+      return null;
+    }) : null;
     if (ledger) {
       await this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
         actions: ledger.actions, humanEscalation: ledger.humanEscalation, recordingPath });

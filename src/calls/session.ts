@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { TwilioStream } from '../media/twilio_edge.js';
 import { Playout } from '../media/playout.js';
 import type { Ticker } from '../media/ticker.js';
-import { CallRecorder } from '../recordings/recorder.js';
+import { CallRecorder, type RecordingSink } from '../recordings/recorder.js';
 import { CallLedger } from './ledger.js';
 import { heardText, runReply, type ReplyOutcome } from './reply.js';
 import type { AgentSnapshot } from './types.js';
@@ -24,6 +24,8 @@ export interface SessionConfig {
   noInputMs?: number;
   /** after an escalation, how long (media ms) the call waits for a transfer before ending */
   escalationHoldMs?: number;
+  /** where the two-channel recording is written as the call runs */
+  recording: RecordingSink;
 }
 
 interface ActiveReply {
@@ -34,7 +36,7 @@ interface ActiveReply {
 
 export class CallSession {
   readonly ledger = new CallLedger();
-  readonly recorder = new CallRecorder();
+  readonly recorder: CallRecorder;
   readonly playout: Playout;
   readonly ended: Promise<string>;
   #end!: (reason: string) => void;
@@ -57,6 +59,7 @@ export class CallSession {
   constructor(private readonly c: SessionConfig, private readonly stream: TwilioStream, private readonly channel: CallAudioChannel,
     private readonly adapters: AdapterSet, out: SessionOutputs, ticker: Ticker, private readonly log: Logger) {
     this.ended = new Promise((r) => { this.#end = r; });
+    this.recorder = new CallRecorder(c.recording);
     this.out = deferred(out);
     this.#stt = adapters.stt.open({ callId: c.callId, language: c.language, sampleRateHz: 8000 });
     this.playout = new Playout(stream, {

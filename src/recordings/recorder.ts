@@ -1,45 +1,72 @@
 /**
- * Two-channel call recording (channel 1 caller, channel 2 agent), kept as 8 kHz mu-law indexed by media time
- * (20 ms frame number) until the call ends, then written as a PCM16 WAV. Agent frames are placed where they
- * play; frames discarded by a barge-in `clear` are removed, so the recording holds what the caller heard.
+ * Two-channel call recording (channel 1 caller, channel 2 agent), 8 kHz, indexed by media time (20 ms frame
+ * number), streamed to a sink as PCM16 stereo while the call runs. Agent frames are placed where they play;
+ * frames discarded by a barge-in `clear` are removed, so the recording holds what the caller heard.
  *
- * Each channel is one growing byte array, not a list of frames: a few hundred live calls otherwise keep
- * hundreds of thousands of small frame objects (and the 8 KB pool slabs their views pin) alive for the garbage
- * collector to mark over and over, and its pauses land in the calls' turn latency.
+ * Only the unsettled tail stays in memory. A frame before the caller's current position is final on both
+ * channels: agent frames are always placed at or after it, and a clear drops only from it on (src/calls/session.ts).
+ * Every BLOCK_FRAMES of caller audio the settled part is decoded, interleaved and handed to the sink. Keeping
+ * whole calls in memory (as this did) grew by 16 KB per call-second, and at 200 calls that retained memory
+ * drove a mark-compact GC every second or so, whose pauses landed in the calls' turn latency; an hour-long call
+ * held 115 MB.
  */
-import { mulawDecode, writeWav } from '../audio/index.js';
+import { endianness } from 'node:os';
+import { mulawDecode } from '../audio/index.js';
 
 const FRAME_BYTES = 160;
 /** the mu-law code of a zero sample: untouched stretches decode to silence */
 const SILENCE = 0xff;
-/** initial room: 10 s per channel, doubled as needed */
-const INITIAL_FRAMES = 500;
+/** settled audio goes to the sink in blocks of this many frames (2 s: 64 KB of PCM16 stereo) */
+export const BLOCK_FRAMES = 100;
+const LITTLE_ENDIAN = endianness() === 'LE';
 
+/** Where the recording goes: blocks of interleaved PCM16 LE stereo in order, then the total. */
+export interface RecordingSink {
+  write(pcm: Uint8Array): void;
+  /** everything was written (`dataBytes` in all); resolves to where the recording is */
+  finish(dataBytes: number): Promise<string>;
+}
+
+/** One channel's frames from `base` on (earlier ones are in the sink). */
 class FrameTrack {
-  bytes = new Uint8Array(INITIAL_FRAMES * FRAME_BYTES).fill(SILENCE);
-  /** 1 where a frame was written (and not dropped since) */
-  written = new Uint8Array(INITIAL_FRAMES);
-  /** one past the last written frame */
+  base = 0;
+  bytes = new Uint8Array(2 * BLOCK_FRAMES * FRAME_BYTES).fill(SILENCE);
+  /** 1 where a frame was written (and not dropped since), indexed from base */
+  written = new Uint8Array(2 * BLOCK_FRAMES);
+  /** one past the last written frame (absolute) */
   end = 0;
 
-  put(at: number, frame: Uint8Array): void {
-    if (at >= this.written.length) this.#grow(at + 1);
-    const off = at * FRAME_BYTES;
+  /** false when `at` was already settled (cannot happen with the session's placement; not recorded) */
+  put(at: number, frame: Uint8Array): boolean {
+    if (at < this.base) return false;
+    const i = at - this.base;
+    if (i >= this.written.length) this.#grow(i + 1);
+    const off = i * FRAME_BYTES;
     const n = Math.min(frame.length, FRAME_BYTES);
     this.bytes.set(n === frame.length ? frame : frame.subarray(0, n), off);
     if (n < FRAME_BYTES) this.bytes.fill(SILENCE, off + n, off + FRAME_BYTES);
-    this.written[at] = 1;
+    this.written[i] = 1;
     if (at >= this.end) this.end = at + 1;
+    return true;
   }
 
   dropFrom(from: number): void {
     if (from >= this.end) return;
-    const start = Math.max(0, from);
-    this.bytes.fill(SILENCE, start * FRAME_BYTES, this.end * FRAME_BYTES);
-    this.written.fill(0, start, this.end);
+    const start = Math.max(this.base, from) - this.base;
+    const stop = this.end - this.base;
+    this.bytes.fill(SILENCE, start * FRAME_BYTES, stop * FRAME_BYTES);
+    this.written.fill(0, start, stop);
     let end = start;
     while (end > 0 && !this.written[end - 1]) end--;
-    this.end = end;
+    this.end = this.base + end; // settled frames are in the sink already, counted by the recorder
+  }
+
+  /** Forgets frames before `to` (they went to the sink); the rest moves to the front. */
+  shift(to: number): void {
+    const n = Math.min(to - this.base, this.written.length);
+    this.bytes.copyWithin(0, n * FRAME_BYTES).fill(SILENCE, this.bytes.length - n * FRAME_BYTES);
+    this.written.copyWithin(0, n).fill(0, this.written.length - n);
+    this.base = to;
   }
 
   #grow(frames: number): void {
@@ -57,23 +84,65 @@ class FrameTrack {
 export class CallRecorder {
   readonly #caller = new FrameTrack();
   readonly #agent = new FrameTrack();
+  /** frames before this are in the sink */
+  #settled = 0;
+  #dataBytes = 0;
+  #finished?: Promise<string>;
+  /** decode scratch: one block of one channel */
+  readonly #pcm = new Int16Array(BLOCK_FRAMES * FRAME_BYTES);
+
+  constructor(private readonly sink: RecordingSink) {}
 
   /** The caller's next 20 ms frame (inbound media arrive in order). */
-  caller(frame: Uint8Array): void { this.#caller.put(this.#caller.end, frame); }
+  caller(frame: Uint8Array): void {
+    if (this.#finished) return;
+    this.#caller.put(this.#caller.end, frame);
+    if (this.#caller.end - this.#settled >= BLOCK_FRAMES) this.#settle(this.#caller.end);
+  }
 
-  /** An agent frame scheduled to play at frame index `at`. */
-  agent(at: number, frame: Uint8Array): void { this.#agent.put(at, frame); }
+  /** An agent frame scheduled to play at frame index `at` (at or after the caller's current frame). */
+  agent(at: number, frame: Uint8Array): void { if (!this.#finished) this.#agent.put(at, frame); }
 
   /** Drops agent frames scheduled at or after `fromFrame` (they were cleared before playing). */
   dropAgentFrom(fromFrame: number): void { this.#agent.dropFrom(fromFrame); }
 
-  toWav(): Uint8Array {
-    const frames = Math.max(this.#caller.end, this.#agent.end);
-    const decode = (t: FrameTrack) => {
-      const pcm = new Int16Array(frames * FRAME_BYTES);
-      mulawDecode(t.bytes.subarray(0, Math.min(t.end, frames) * FRAME_BYTES), pcm.subarray(0, Math.min(t.end, frames) * FRAME_BYTES));
-      return pcm;
-    };
-    return writeWav({ sampleRateHz: 8000, channels: [decode(this.#caller), decode(this.#agent)] });
+  /** Frames held in memory now (the unsettled tail; bounded whatever the call's length). */
+  get heldFrames(): number { return Math.max(this.#caller.end, this.#agent.end) - this.#settled; }
+
+  /** The call is over: the rest goes to the sink, which completes the file. Idempotent. */
+  finish(): Promise<string> {
+    if (!this.#finished) {
+      const end = Math.max(this.#caller.end, this.#agent.end);
+      if (end > this.#settled) this.#settle(end);
+      this.#finished = this.sink.finish(this.#dataBytes);
+    }
+    return this.#finished;
+  }
+
+  /** Decodes frames [settled, to) of both channels into one interleaved block for the sink. */
+  #settle(to: number): void {
+    for (let from = this.#settled; from < to; from += BLOCK_FRAMES) {
+      const frames = Math.min(BLOCK_FRAMES, to - from);
+      const samples = frames * FRAME_BYTES;
+      const out = new Int16Array(samples * 2);
+      this.#interleave(this.#caller, from, frames, out, 0);
+      this.#interleave(this.#agent, from, frames, out, 1);
+      const bytes = new Uint8Array(out.buffer);
+      if (!LITTLE_ENDIAN) Buffer.from(out.buffer).swap16();
+      this.sink.write(bytes);
+      this.#dataBytes += bytes.length;
+    }
+    this.#caller.shift(to);
+    this.#agent.shift(to);
+    this.#settled = to;
+  }
+
+  #interleave(track: FrameTrack, from: number, frames: number, out: Int16Array, channel: number): void {
+    const i = from - track.base;
+    const have = Math.max(0, Math.min(frames, track.written.length - i)); // beyond the track's room: silence
+    const pcm = this.#pcm.subarray(0, frames * FRAME_BYTES);
+    pcm.fill(0);
+    if (have > 0) mulawDecode(track.bytes.subarray(i * FRAME_BYTES, (i + have) * FRAME_BYTES), pcm.subarray(0, have * FRAME_BYTES));
+    for (let s = 0; s < pcm.length; s++) out[2 * s + channel] = pcm[s];
   }
 }

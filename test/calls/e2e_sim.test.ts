@@ -58,7 +58,13 @@ t.test('cooperative callee: qualified, booked, signed webhook with measured figu
   const wav = await fetch(String(payload.recording_url));
   t.equal(wav.status, 200, 'recording link works without a JWT');
   const bytes = new Uint8Array(await wav.arrayBuffer());
-  t.equal(new DataView(bytes.buffer).getUint16(22, true), 2, 'two channels');
+  const view = new DataView(bytes.buffer);
+  t.equal(view.getUint16(22, true), 2, 'two channels');
+  t.equal(view.getUint32(40, true), bytes.length - 44, 'the header, patched at the end of the call, gives the data size');
+  const energy = [0, 0];
+  for (let o = 44; o + 4 <= bytes.length; o += 4) { energy[0] += Math.abs(view.getInt16(o, true)); energy[1] += Math.abs(view.getInt16(o + 2, true)); }
+  t.ok(energy[0] > 0 && energy[1] > 0, 'the caller and the agent are both heard');
+  t.ok((bytes.length - 44) / 4 >= call.metrics.frames_in * 160, 'every caller frame is in it');
   const bad = await fetch(String(payload.recording_url).replace(/sig=[^&]+/, 'sig=AAAA'));
   t.equal(bad.status, 403);
   const log = await api(srv.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, auth);

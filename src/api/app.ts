@@ -3,13 +3,11 @@
  * request id and logging first, then metrics, body parsing by route, the /v1 router, then 404 and errors.
  */
 import express, { type Express, type RequestHandler } from 'express';
-import { randomUUID } from 'node:crypto';
-import { pinoHttp } from 'pino-http';
 import { ApiError } from '../errors.js';
-import { scrubUrl } from '../log.js';
 import type { AppDeps } from './deps.js';
 import { errorHandler, notFoundHandler, sendProblem } from './problem.js';
 import { RouteTable } from './route_table.js';
+import { requestLog } from './request_log.js';
 import { buildOpenApi } from './openapi.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
@@ -29,17 +27,7 @@ export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express 
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
 
-  app.use(pinoHttp({
-    logger: deps.log,
-    genReqId: (req, res) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    serializers: { req: (req) => ({ id: req.id, method: req.method, url: scrubUrl(req.url) }) },
-    autoLogging: { ignore: (req) => req.url === '/metrics' || req.url === '/v1/health' },
-  }));
+  app.use(requestLog(deps.log, { quiet: (url) => url === '/metrics' || url === '/v1/health' }));
   app.use(recordMetrics(deps));
 
   app.get('/metrics', async (_req, res) => {

@@ -1,13 +1,18 @@
 /** The dispatch body (spec §2.1, plus the client-library inline agent of §2.3) and the list query. */
 import { z } from 'zod';
-import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../api/routes/agents.js';
 import { TOOL_NAMES } from '../tools/types.js';
 import { CALL_STATUSES } from './types.js';
 
+/** The simulator's magic numbers (+1500555xxxx) are not real numbers; every other `to` is parsed once. */
 const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100')
-  .refine((s) => isValidPhoneNumber(s) || s.startsWith('+1500555'), 'is not a valid phone number')
-  .refine((s) => s.startsWith('+1500555') || parsePhoneNumberFromString(s)?.number === s, 'must be in E.164 form');
+  .superRefine((s, ctx) => {
+    if (s.startsWith('+1500555')) return;
+    const p = parsePhoneNumberFromString(s);
+    if (!p?.isValid()) ctx.addIssue({ code: 'custom', message: 'is not a valid phone number' });
+    else if (p.number !== s) ctx.addIssue({ code: 'custom', message: 'must be in E.164 form' });
+  });
 
 const httpUrl = z.string().max(2048).refine((s) => {
   try { const u = new URL(s); return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname; } catch { return false; }

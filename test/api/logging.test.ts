@@ -21,10 +21,19 @@ t.test('secrets stay out of the log', async (t) => {
   for (const secret of [token, token.split('.')[2], DEV_PASSWORD, API_KEY, srv.config.jwtSecret]) t.notOk(log.includes(secret), 'secret absent');
   const reqLines = log.split('\n').filter((l) => l.includes('request completed'));
   t.ok(reqLines.length >= 4);
-  for (const l of reqLines) t.match(JSON.parse(l), { req: { id: /\S+/ } });
+  for (const l of reqLines) t.match(JSON.parse(l), { req: { id: /\S+/, method: /^[A-Z]+$/, url: /^\/v1\// }, res: { statusCode: Number }, responseTime: Number });
+  t.ok(reqLines.some((l) => JSON.parse(l).req.url === '/v1/agents?access_token=[redacted]'), 'the URL is logged with its token scrubbed');
+  t.ok(reqLines.some((l) => JSON.parse(l).res.statusCode === 401 && JSON.parse(l).level === 30), '4xx lines at info');
 });
 
 t.test('a caller-supplied request id is echoed', async (t) => {
   const r = await api(srv.baseUrl, 'GET', '/health', { headers: { 'x-request-id': 'abc-123' } });
   t.equal(r.headers.get('x-request-id'), 'abc-123');
+  const a = await api(srv.baseUrl, 'GET', '/agents', { headers: { 'x-request-id': 'trace-42.a' } });
+  t.equal(a.headers.get('x-request-id'), 'trace-42.a');
+  const bad = await api(srv.baseUrl, 'GET', '/health', { headers: { 'x-request-id': 'has spaces; and more' } });
+  t.match(bad.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'a malformed id is replaced by a UUID');
+  await new Promise((r) => setTimeout(r, 50));
+  t.ok(lines.join('').split('\n').some((l) => l.includes('"id":"trace-42.a"') && l.includes('request completed')), 'the given id is in the log line');
+  t.notOk(lines.join('').includes('"url":"/v1/health"'), 'health checks are not logged');
 });

@@ -13,6 +13,8 @@ const otherAuth = { headers: { 'x-api-key': otherKey } };
 t.test('validation failures are 400 problem+json with field paths', async (t) => {
   const cases: Array<[unknown, string]> = [
     [{ to: '4155550123', agent_id: 'default' }, 'body.to'],
+    [{ to: '+11234567890', agent_id: 'default' }, 'body.to'], // E.164-shaped, but no such US area code
+    [{ to: '+4407700900123', agent_id: 'default' }, 'body.to'], // the national trunk 0 kept after the country code
     [{ to: '+14155550123', agent_id: 'default', language: 'english' }, 'body.language'],
     [{ to: '+14155550123', agent_id: 'default', context: { a: 1 } }, 'body.context.a'],
     [{ to: '+14155550123', agent_id: 'default', tools: ['rocket'] }, 'body.tools.0'],

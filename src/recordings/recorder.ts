@@ -11,7 +11,7 @@
  * held 115 MB.
  */
 import { endianness } from 'node:os';
-import { mulawDecode } from '../audio/index.js';
+import { MULAW_DECODE_TABLE } from '../audio/index.js';
 
 const FRAME_BYTES = 160;
 /** the mu-law code of a zero sample: untouched stretches decode to silence */
@@ -88,8 +88,6 @@ export class CallRecorder {
   #settled = 0;
   #dataBytes = 0;
   #finished?: Promise<string>;
-  /** decode scratch: one block of one channel */
-  readonly #pcm = new Int16Array(BLOCK_FRAMES * FRAME_BYTES);
 
   constructor(private readonly sink: RecordingSink) {}
 
@@ -137,12 +135,12 @@ export class CallRecorder {
     this.#settled = to;
   }
 
+  /** Decodes straight into every other sample of `out` (fresh, so zero = silence beyond the track's room). */
   #interleave(track: FrameTrack, from: number, frames: number, out: Int16Array, channel: number): void {
     const i = from - track.base;
-    const have = Math.max(0, Math.min(frames, track.written.length - i)); // beyond the track's room: silence
-    const pcm = this.#pcm.subarray(0, frames * FRAME_BYTES);
-    pcm.fill(0);
-    if (have > 0) mulawDecode(track.bytes.subarray(i * FRAME_BYTES, (i + have) * FRAME_BYTES), pcm.subarray(0, have * FRAME_BYTES));
-    for (let s = 0; s < pcm.length; s++) out[2 * s + channel] = pcm[s];
+    const samples = Math.max(0, Math.min(frames, track.written.length - i)) * FRAME_BYTES;
+    const bytes = track.bytes;
+    const at = i * FRAME_BYTES;
+    for (let s = 0; s < samples; s++) out[2 * s + channel] = MULAW_DECODE_TABLE[bytes[at + s]];
   }
 }

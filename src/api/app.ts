@@ -44,7 +44,7 @@ export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express 
 
   app.use('/v1', table.router(deps));
   app.use(notFoundHandler);
-  app.use(errorHandler);
+  app.use(errorHandler(deps.log));
   return app;
 }
 

@@ -1,6 +1,7 @@
 /** Maps every failure to application/problem+json with a stable code; never leaks a stack trace. */
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { scrubUrl, type Logger } from '../log.js';
 
 const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Request validation failed',
@@ -51,12 +52,15 @@ function fromFramework(err: unknown): ApiError | undefined {
   return undefined;
 }
 
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const known = err instanceof ApiError ? err : fromFramework(err);
-  if (known) return sendProblem(res, known, req.originalUrl);
-  req.log?.error({ err }, 'unhandled error');
-  sendProblem(res, new ApiError('internal', 'an unexpected error occurred; it has been logged'), req.originalUrl);
-};
+/** Known errors become their problem; anything else is logged with the request id and answered as a 500. */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const known = err instanceof ApiError ? err : fromFramework(err);
+    if (known) return sendProblem(res, known, req.originalUrl);
+    log.error({ err, req: { id: req.id, method: req.method, url: scrubUrl(req.originalUrl) } }, 'unhandled error');
+    sendProblem(res, new ApiError('internal', 'an unexpected error occurred; it has been logged'), req.originalUrl);
+  };
+}
 
 export const notFoundHandler: RequestHandler = (req, res) => {
   sendProblem(res, new ApiError('not_found', `no route for ${req.method} ${req.path}`), req.originalUrl);

@@ -5,7 +5,8 @@
  * Written here because pino-http was measured slow on the hot path: it builds a child logger with the
  * serialised request for every request whatever the level, about 0.04 ms of CPU each (GET /v1/health went from
  * 5,180 to 6,426 req/s without it, `BENCH_CASES=health npm run bench -- leads`). Here the line is built only
- * when its level is enabled, and req.log (a child carrying the request id) only when a handler asks for it.
+ * when its level is enabled. There is no per-request child logger (req.log): the error handler logs the id
+ * itself, and a property defined per request would give every request object its own hidden class.
  */
 import type { RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -14,10 +15,8 @@ import { scrubUrl, type Logger } from '../log.js';
 
 declare module 'node:http' {
   interface IncomingMessage {
-    /** the request id (X-Request-Id given by the caller when well-formed, else a UUID) */
+    /** the request id (X-Request-Id given by the caller when well-formed, else a UUID); logged with errors */
     id?: string;
-    /** a logger whose lines carry the request id */
-    log?: Logger;
   }
 }
 
@@ -29,8 +28,6 @@ export function requestLog(log: Logger, opts: { quiet(url: string): boolean }): 
     const id = typeof given === 'string' && GIVEN_ID.test(given) ? given : randomUUID();
     req.id = id;
     res.setHeader('X-Request-Id', id);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { configurable: true, enumerable: false, get: () => (child ??= log.child({ req: { id } })) });
     if (!opts.quiet(req.url) && log.isLevelEnabled('info')) {
       const start = performance.now();
       res.once('close', () => {

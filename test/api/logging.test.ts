@@ -37,3 +37,32 @@ t.test('a caller-supplied request id is echoed', async (t) => {
   t.ok(lines.join('').split('\n').some((l) => l.includes('"id":"trace-42.a"') && l.includes('request completed')), 'the given id is in the log line');
   t.notOk(lines.join('').includes('"url":"/v1/health"'), 'health checks are not logged');
 });
+
+t.test('an unexpected error is a 500 problem without details, logged once with the request id', async (t) => {
+  const express = (await import('express')).default;
+  const { requestLog } = await import('../../src/api/request_log.js');
+  const { errorHandler } = await import('../../src/api/problem.js');
+  const { createLogger } = await import('../../src/log.js');
+  const out: string[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (c: Buffer) => out.push(c.toString()));
+  const log = createLogger('info', stream);
+  const app = express();
+  app.use(requestLog(log, { quiet: () => false }));
+  app.get('/v1/boom', () => { throw new Error('boom: internal detail'); });
+  app.use(errorHandler(log));
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  t.teardown(() => server.close());
+  const r = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/v1/boom`, { headers: { 'x-request-id': 'req-boom-1' } });
+  const body = await r.json();
+  t.equal(r.status, 500);
+  t.match(r.headers.get('content-type'), /^application\/problem\+json/);
+  t.equal(body.code, 'internal');
+  t.notOk(/internal detail|at .*\.ts:/.test(JSON.stringify(body)), 'no error detail or stack in the response');
+  await new Promise((r) => setTimeout(r, 20));
+  const lines = out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const err = lines.find((l) => l.msg === 'unhandled error');
+  t.match(err, { level: 50, req: { id: 'req-boom-1', method: 'GET', url: '/v1/boom' }, err: { message: 'boom: internal detail' } });
+  t.match(lines.find((l) => l.msg === 'request completed'), { level: 50, req: { id: 'req-boom-1' }, res: { statusCode: 500 } });
+});

@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log.js';
 import { PrivacyService } from '../privacy/service.js';
+import { RecordingStore } from '../recordings/store.js';
 import { CampaignService } from './service.js';
 import type { CallGate, CampaignCallPort } from './ports.js';
 import type { DndWriter } from '../inbound/events.js';
@@ -22,7 +23,7 @@ export interface OpsServices {
 }
 
 export function buildOpsServices(config: Config, db: Db, log: Logger, ports: OpsPorts): OpsServices {
-  const privacy = new PrivacyService({ db, log, defaultRetentionDays: config.PRIVACY_RETENTION_DEFAULT_DAYS });
+  const privacy = new PrivacyService({ db, log, defaultRetentionDays: config.PRIVACY_RETENTION_DEFAULT_DAYS, recordings: new RecordingStore(config.DATA_DIR) });
   privacy.startSchedule(config.PRIVACY_EXPIRE_INTERVAL_MS);
   // every campaign dial passes business A's DND/consent/calling-hours gate unless a test injects its own
   const campaigns = new CampaignService({

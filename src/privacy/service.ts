@@ -16,7 +16,14 @@ import { expireTranscripts, type ExpireResult } from './retention.js';
 export interface EraseResult { subject: string; deleted: Record<string, number>; retained: Record<string, { rows: number; reason: string }>; audit_id: string }
 export interface AuditRecord { id: string; action: string; subject_hash: string | null; counts: Record<string, unknown>; actor: string; at: string }
 
-export interface PrivacyOptions { db: Db; log: Logger; defaultRetentionDays: number; clock?: () => Date }
+export interface PrivacyOptions {
+  db: Db; log: Logger; defaultRetentionDays: number; clock?: () => Date;
+  /**
+   * Where the recording store writes a call's file. Erasure removes that file too when no recording_path names
+   * it: a call cut off by a crash or restart leaves the part of its recording streamed so far, unreferenced.
+   */
+  recordings?: { pathOf(callId: string): string };
+}
 
 export class PrivacyService {
   #timer?: NodeJS.Timeout;
@@ -38,9 +45,11 @@ export class PrivacyService {
 
   async erase(tenant: string, hash: string, actor: string): Promise<EraseResult> {
     const files: string[] = [];
+    const orphans: string[] = [];
     const result = await this.o.db.transaction(async (tx) => {
       const tables = await existingTables(tx);
       const scope = await resolveScope(tx, tables, tenant, hash);
+      if (this.o.recordings) for (const id of scope.calls) orphans.push(this.o.recordings.pathOf(id));
       // a live call has a session writing events for it: erase after it ends rather than race it
       const live = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN ('dialing','ringing','in_progress')`, [tenant, scope.calls]);
       if (live.rows[0].n > 0) throw conflict('the subject has a call in progress; erase once it has ended', { retryable: true, active_calls: live.rows[0].n });
@@ -63,7 +72,7 @@ export class PrivacyService {
       const auditId = await audit(tx, { tenant, action: 'erase', hash, counts: { deleted, retained: Object.fromEntries(Object.entries(retained).map(([k, x]) => [k, x.rows])) }, actor });
       return { subject: hash, deleted, retained, audit_id: auditId };
     });
-    for (const f of files) {
+    for (const f of new Set([...files, ...orphans])) {
       // recording_path is the path the recording store wrote (absolute, or relative to the process cwd)
       await unlink(f).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') this.o.log.warn({ code: err.code, audit_id: result.audit_id }, 'recording file could not be deleted');

@@ -19,11 +19,17 @@ export class RecordingStore {
     this.dir = dataDir === 'memory' ? join(tmpdir(), `vcs-recordings-${process.pid}`) : join(dataDir, 'recordings');
   }
 
+  /** Where a call's recording is (or would be) written. */
+  pathOf(callId: string): string {
+    if (!CALL_ID.test(callId)) throw new RangeError('bad call id');
+    return join(this.dir, `${callId}.wav`);
+  }
+
   /** A sink writing <call_id>.wav as the call runs; finish() resolves to its path (stored in calls.recording_path). */
   open(callId: string): RecordingSink {
-    if (!CALL_ID.test(callId)) throw new RangeError('bad call id');
+    const path = this.pathOf(callId);
     if (!this.#dirMade) { mkdirSync(this.dir, { recursive: true }); this.#dirMade = true; } // once per process
-    return new WavFileSink(join(this.dir, `${callId}.wav`));
+    return new WavFileSink(path);
   }
 
   async read(path: string): Promise<Buffer | undefined> {

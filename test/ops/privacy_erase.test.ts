@@ -5,9 +5,10 @@
  * The audit record keeps only the hash.
  */
 import t from 'tap';
-import { mkdtemp, writeFile, access } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile, access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { RecordingStore } from '../../src/recordings/store.js';
 import { startTestServer, api, login } from '../helpers/server.js';
 import { makeTenant } from '../helpers/tenants.js';
 import { insertCall, insertConversation, insertEvent } from './fixtures.js';
@@ -24,6 +25,7 @@ const other = await makeTenant(srv, 'priv');
 const T1 = 'ten_dev', T2 = other.tenantId;
 const A = '+919800000001', B = '+919800000002';
 const dir = await mkdtemp(join(tmpdir(), 'rec-'));
+const store = new RecordingStore(srv.config.DATA_DIR);
 const tables = await existingTables(db);
 /** tables whose rows survive erasure by design (DND): checked on their own below */
 const RETAINED = new Set(SUBJECT_TABLES.filter((d) => d.erase).map((d) => d.table));
@@ -36,6 +38,11 @@ async function seed(tenant: string, phone: string, tag: string) {
   await db.query(`INSERT INTO campaigns (id, tenant_id, name, agent_id, window_start, window_end, timezone, max_concurrency, retry, created_by)
     VALUES ($1,$2,'c','default','09:00','21:00','UTC',1,'{"max_attempts":1,"backoff_minutes":1,"on":[]}','t')`, [cmp, tenant]);
   const call = await insertCall(db, { tenant, to: phone, status: 'completed', answered_at: new Date().toISOString(), recording_path: rec, campaign_id: cmp, transitions: ['dialing', 'completed'] });
+  // a call cut off by a restart: the recording store's file exists, no recording_path names it
+  const cutOff = await insertCall(db, { tenant, to: phone, status: 'failed', transitions: ['dialing', 'failed'] });
+  const orphan = store.pathOf(cutOff);
+  await mkdir(dirname(orphan), { recursive: true });
+  await writeFile(orphan, 'RIFF');
   await insertEvent(db, tenant, call, 1, 'transcript', { speaker: 'caller', text: `hello from ${tag}` });
   await db.query('INSERT INTO call_event_counters (call_id, last_seq) VALUES ($1, 1)', [call]);
   const conv = await insertConversation(db, tenant, call, [{ text: `my number is ${phone}` }]);
@@ -66,7 +73,7 @@ async function seed(tenant: string, phone: string, tag: string) {
     await db.query(`INSERT INTO dnd_numbers (tenant_id, e164, source) VALUES ($1,$2,'import')`, [tenant, phone]);
     markers.push(lead, leadCall, leadConv, consent);
   }
-  return { call, conv, booking, rec, markers };
+  return { call, conv, booking, rec, orphan, markers };
 }
 
 const a1 = await seed(T1, A, 'a1'), b1 = await seed(T1, B, 'b1'), a2 = await seed(T2, A, 'a2');
@@ -100,7 +107,7 @@ t.test('export returns every table with the subject rows, tenant-scoped', async 
   const withLeads = tables.has('leads');
   type Row = { id: string; tenant_id: string; to_number: string };
   const calls: Row[] = r.body.tables.calls;
-  t.equal(calls.length, withLeads ? 2 : 1, 'the campaign call (and the lead call)');
+  t.equal(calls.length, withLeads ? 3 : 2, 'the campaign call, the cut-off call (and the lead call)');
   t.ok(calls.some((c) => c.id === a1.call));
   t.ok(calls.every((c) => c.tenant_id === T1 && c.to_number === A), 'only tenant 1 calls of A');
   t.equal(r.body.tables.conversation_messages.length, withLeads ? 2 : 1);
@@ -130,8 +137,11 @@ t.test('erase removes subject A of tenant 1 everywhere, and nothing else', async
   t.equal(r.body.deleted.conversation_messages, tables.has('leads') ? 2 : 1);
   t.same(await mentions(a1.markers, A, T1), {}, 'no row anywhere mentions subject A of tenant 1');
   await t.rejects(access(a1.rec), 'recording file deleted');
+  await t.rejects(access(a1.orphan), 'the unreferenced recording of a cut-off call deleted too');
   await access(b1.rec);
   await access(a2.rec);
+  await access(b1.orphan);
+  await access(a2.orphan);
   t.same(await mentions(b1.markers, B, T1), bBefore, 'subject B untouched');
   t.same(await mentions(a2.markers, A, T2), a2Before, 'tenant 2 (same number) untouched');
   if (tables.has('dnd_numbers')) {
@@ -141,7 +151,7 @@ t.test('erase removes subject A of tenant 1 everywhere, and nothing else', async
     t.equal(dnd.rows.length, 1, 'and it still blocks the number');
     t.equal(r.body.deleted.leads, 1);
     t.equal(r.body.deleted.consents, 1);
-    t.equal(r.body.deleted.calls, 2, 'the campaign call and the lead call');
+    t.equal(r.body.deleted.calls, 3, 'the campaign call, the cut-off call and the lead call');
   }
   const again = await api(srv.baseUrl, 'POST', '/privacy/erase', { token: admin, body: { subject: subjectHash(A) } });
   t.equal(again.body.deleted.calls, 0, 'erasing twice finds nothing');
@@ -154,7 +164,7 @@ t.test('the audit keeps only the hash, counts, actor and time', async (t) => {
   t.equal(erases.length, 2, 'both erasures audited');
   const erase = erases.find((x: { counts: { deleted: { calls: number } } }) => x.counts.deleted.calls > 0);
   t.equal(erase.subject_hash, subjectHash(A));
-  t.equal(erase.counts.deleted.calls, tables.has('leads') ? 2 : 1);
+  t.equal(erase.counts.deleted.calls, tables.has('leads') ? 3 : 2);
   t.ok(erase.actor && erase.at);
   const raw = await db.query<{ x: string }>('SELECT x::text AS x FROM privacy_audit x');
   for (const row of raw.rows) t.notMatch(row.x, A.slice(1), 'no audit row holds the number');

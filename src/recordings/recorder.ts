@@ -36,9 +36,9 @@ class FrameTrack {
   /** one past the last written frame (absolute) */
   end = 0;
 
-  /** false when `at` was already settled (cannot happen with the session's placement; not recorded) */
-  put(at: number, frame: Uint8Array): boolean {
-    if (at < this.base) return false;
+  /** A frame at an already settled index is ignored (the session never places one there). */
+  put(at: number, frame: Uint8Array): void {
+    if (at < this.base) return;
     const i = at - this.base;
     if (i >= this.written.length) this.#grow(i + 1);
     const off = i * FRAME_BYTES;
@@ -47,7 +47,6 @@ class FrameTrack {
     if (n < FRAME_BYTES) this.bytes.fill(SILENCE, off + n, off + FRAME_BYTES);
     this.written[i] = 1;
     if (at >= this.end) this.end = at + 1;
-    return true;
   }
 
   dropFrom(from: number): void {
@@ -84,12 +83,13 @@ class FrameTrack {
 export class CallRecorder {
   readonly #caller = new FrameTrack();
   readonly #agent = new FrameTrack();
-  /** frames before this are in the sink */
-  #settled = 0;
   #dataBytes = 0;
   #finished?: Promise<string>;
 
   constructor(private readonly sink: RecordingSink) {}
+
+  /** frames before this are in the sink (both tracks shift together, so either track's base) */
+  get #settled(): number { return this.#caller.base; }
 
   /** The caller's next 20 ms frame (inbound media arrive in order). */
   caller(frame: Uint8Array): void {
@@ -132,7 +132,6 @@ export class CallRecorder {
     }
     this.#caller.shift(to);
     this.#agent.shift(to);
-    this.#settled = to;
   }
 
   /** Decodes straight into every other sample of `out` (fresh, so zero = silence beyond the track's room). */

@@ -21,10 +21,15 @@ function recordingSink(withBatch: boolean) {
   return { sink, log };
 }
 
+/** A playout over a recording sink, with a reply begun (`r` is its id). */
+function started(leadFrames: number, withBatch = false) {
+  const { sink, log } = recordingSink(withBatch);
+  const p = new Playout(sink, {}, { timeScale: 1, leadFrames });
+  return { p, log, r: p.beginReply() };
+}
+
 t.test('frames go out no more than the lead ahead of the playhead, a mark after each tick\'s frames', async (t) => {
-  const { sink, log } = recordingSink(false);
-  const p = new Playout(sink, {}, { timeScale: 1, leadFrames: 3 });
-  const r = p.beginReply();
+  const { p, log, r } = started(3);
   p.enqueue(frames(6));
   p.pump(1000);
   t.same(log, ['media:0', 'media:1', 'media:2', `mark:r${r}/e0/f3`], 'three frames of lead, then their mark');
@@ -37,9 +42,7 @@ t.test('frames go out no more than the lead ahead of the playhead, a mark after 
 });
 
 t.test('with a batching sink, one tick\'s frames and mark are sent inside one batch; an idle tick opens none', async (t) => {
-  const { sink, log } = recordingSink(true);
-  const p = new Playout(sink, {}, { timeScale: 1, leadFrames: 2 });
-  const r = p.beginReply();
+  const { p, log, r } = started(2, true);
   p.pump(1000);
   t.same(log, [], 'nothing queued: no batch');
   p.enqueue(frames(3));
@@ -53,9 +56,7 @@ t.test('with a batching sink, one tick\'s frames and mark are sent inside one ba
 });
 
 t.test('clear drops the queue, bumps the epoch, and marks of the cleared audio no longer count', async (t) => {
-  const { sink, log } = recordingSink(false);
-  const p = new Playout(sink, {}, { timeScale: 1, leadFrames: 5 });
-  const r = p.beginReply();
+  const { p, log, r } = started(5);
   p.enqueue(frames(10));
   p.pump(0);
   p.onMark(`r${r}/e0/f2`);

@@ -21,6 +21,16 @@ t.teardown(() => new Promise<void>((r) => receiver.close(() => r())));
 const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
 const pgOnly = !process.env.DATABASE_URL;
 
+/** The call's webhook log once its delivery reached `state` (or as it stands after 10 s, for the assertion to show). */
+async function webhookLogWhen(baseUrl: string, callId: string, state: string) {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const log = await api(baseUrl, 'GET', `/calls/${callId}/webhooks`, { headers: { 'x-api-key': API_KEY } });
+    if (log.body.data[0]?.state === state || Date.now() > until) return log;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 t.test('retry with the same webhook-id, survive a restart', { skip: pgOnly ? 'restart on the same database needs DATABASE_URL (PGlite runs in memory here)' : false }, async (t) => {
   const env = { SIM_TIME_SCALE: '20', WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_POLL_MS: '50' };
   const a = await startTestServer({ env });
@@ -34,14 +44,9 @@ t.test('retry with the same webhook-id, survive a restart', { skip: pgOnly ? 're
   t.teardown(() => b.close());
   for (let i = 0; i < 100 && hits.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
   answer = 200;
-  let log;
-  for (let i = 0; i < 200; i++) {
-    log = await api(b.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, { headers: { 'x-api-key': API_KEY } });
-    if (log.body.data[0]?.state === 'delivered') break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  t.equal(log!.body.data[0].state, 'delivered');
-  t.ok(log!.body.data[0].log.length >= 3, 'every attempt logged');
+  const log = await webhookLogWhen(b.baseUrl, d.body.id, 'delivered');
+  t.equal(log.body.data[0].state, 'delivered');
+  t.ok(log.body.data[0].log.length >= 3, 'every attempt logged');
   t.same(new Set(hits.map((h) => h.headers['webhook-id'])).size, 1, 'one webhook-id on every retry');
   const secret = (await api(b.baseUrl, 'GET', '/webhooks/secret', { token: await login(b.baseUrl) })).body.secret;
   const payload = new Webhook(secret).verify(hits.at(-1)!.body, hits.at(-1)!.headers) as { status: string; call_id: string };
@@ -58,22 +63,12 @@ t.test('retries in one process: 503 then 200, 4xx is final', async (t) => {
   const d = await api(s.baseUrl, 'POST', '/calls/dispatch', { headers: { 'x-api-key': API_KEY }, body: { to: '+15005550001', agent_id: 'default', webhook_url: hookUrl } });
   // The receiver sees the third attempt before the sender has stored its outcome: wait for the stored state,
   // not for the hit (polling on hits alone raced on a slower CI machine).
-  let log;
-  for (let i = 0; i < 400; i++) {
-    log = await api(s.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, { headers: { 'x-api-key': API_KEY } });
-    if (log.body.data[0]?.state === 'delivered') break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  t.equal(log!.body.data[0].state, 'delivered');
-  t.same(log!.body.data[0].log.map((a: { status_code: number }) => a.status_code), [503, 503, 200]);
+  const log = await webhookLogWhen(s.baseUrl, d.body.id, 'delivered');
+  t.equal(log.body.data[0].state, 'delivered');
+  t.same(log.body.data[0].log.map((a: { status_code: number }) => a.status_code), [503, 503, 200]);
   answer = 410;
   const e = await api(s.baseUrl, 'POST', '/calls/dispatch', { headers: { 'x-api-key': API_KEY }, body: { to: '+15005550001', agent_id: 'default', webhook_url: hookUrl } });
-  let l2;
-  for (let i = 0; i < 200; i++) {
-    l2 = await api(s.baseUrl, 'GET', `/calls/${e.body.id}/webhooks`, { headers: { 'x-api-key': API_KEY } });
-    if (l2.body.data[0]?.state === 'failed') break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  t.equal(l2!.body.data[0].state, 'failed', '410 is not retried');
-  t.equal(l2!.body.data[0].attempts, 1);
+  const l2 = await webhookLogWhen(s.baseUrl, e.body.id, 'failed');
+  t.equal(l2.body.data[0].state, 'failed', '410 is not retried');
+  t.equal(l2.body.data[0].attempts, 1);
 });

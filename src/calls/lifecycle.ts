@@ -2,10 +2,12 @@
  * The call lifecycle: one table of legal transitions, and the only function that changes a call's status.
  * A transition is a conditional UPDATE (… WHERE status = ANY(expected)) plus its call_transitions row, in one
  * transaction: an illegal transition is refused before SQL, a racing one finds the status already moved and
- * changes nothing (the caller learns it lost with `undefined`).
+ * changes nothing (the caller learns it lost with `undefined`). The same statement stores the move's live status
+ * item (the call's next seq, see src/stream/event_store.ts); the caller only announces it on the bus.
  */
 import { Batcher, maxBatchFor } from '../db/batcher.js';
 import type { Db, Queryable } from '../db/db.js';
+import type { CallEventMessage } from '../stream/types.js';
 import type { CallStatus } from './types.js';
 
 export const TRANSITIONS: Readonly<Record<CallStatus, readonly CallStatus[]>> = {
@@ -31,7 +33,11 @@ export class IllegalTransition extends Error {
   }
 }
 
-export interface TransitionResult { from: CallStatus; to: CallStatus; reason: string | null; at: string }
+export interface TransitionResult {
+  from: CallStatus; to: CallStatus; reason: string | null; at: string;
+  /** the stored status item {status: to, ended_reason}, to announce (CallEventSink.announce) */
+  item: CallEventMessage;
+}
 
 /** Extra columns written with the status (timestamps are set here: answered_at on in_progress, ended_at on an end). */
 export interface TransitionExtra {
@@ -54,8 +60,12 @@ export async function transition(
   if (!allowed.length) throw new IllegalTransition(legalFrom, to);
   const ending = TRANSITIONS[to].length === 0;
   const endedReason = extra.endedReason ?? (ending ? reason : null);
-  const done = (row: { from_status: CallStatus; at: Date | string } | null | undefined): TransitionResult | undefined =>
-    row ? { from: row.from_status, to, reason, at: new Date(row.at).toISOString() } : undefined;
+  const done = (row: MoveRow | null | undefined): TransitionResult | undefined => {
+    if (!row) return undefined;
+    const at = new Date(row.at).toISOString();
+    return { from: row.from_status, to, reason, at,
+      item: { type: 'status', status: to, ended_reason: endedReason, call_id: callId, seq: Number(row.seq), at } };
+  };
   // Without `also`, one legal origin (the runner's case) goes with the single-origin moves of other calls in one
   // statement (group commit, see db/batcher.ts): status and transition row atomic, no locking read needed.
   if (!also && allowed.length === 1) {
@@ -63,9 +73,9 @@ export async function transition(
       ended_reason: endedReason, carrier_call_id: extra.carrierCallId ?? null, ending, reason }));
   }
   const args = [callId, tenantId, allowed, to, endedReason, extra.carrierCallId ?? null, ending, reason];
-  if (!also) return done((await db.query<{ from_status: CallStatus; at: Date | string }>(TRANSITION_SQL, args)).rows[0]);
+  if (!also) return done((await db.query<MoveRow>(TRANSITION_SQL, args)).rows[0]);
   return db.transaction(async (tx) => {
-    const row = (await tx.query<{ from_status: CallStatus; at: Date | string }>(TRANSITION_SQL, args)).rows[0];
+    const row = (await tx.query<MoveRow>(TRANSITION_SQL, args)).rows[0];
     if (!row) return undefined;
     await also(tx);
     return done(row);
@@ -82,26 +92,43 @@ const setColumns = (v: { to: string; endedReason: string; carrierCallId: string;
       THEN GREATEST(0, round(extract(epoch FROM (now() - c.answered_at))))::int ELSE c.duration_seconds END`;
 
 /**
- * The conditional status UPDATE and its call_transitions row in one statement. The FOR UPDATE lock re-checks the
- * status after waiting for a racing transition, so only one of two racers moves the call.
+ * What a move writes besides the call row, given a CTE `moved` (id, tenant_id, from_status, to_status, reason,
+ * ended_reason, at): its call_transitions row, and its live status item under the call's next seq (the counter
+ * row's lock orders it with the call's other items; a call stored before migration 013 may have no counter yet).
+ */
+const RECORD_MOVES = `
+logged AS (
+  INSERT INTO call_transitions (call_id, tenant_id, from_status, to_status, reason, at)
+  SELECT id, tenant_id, from_status, to_status, reason, at FROM moved),
+counted AS (
+  INSERT INTO call_event_counters (call_id, last_seq) SELECT id, 1 FROM moved
+  ON CONFLICT (call_id) DO UPDATE SET last_seq = call_event_counters.last_seq + 1
+  RETURNING call_id, last_seq),
+item AS (
+  INSERT INTO call_events (call_id, seq, tenant_id, type, payload, at)
+  SELECT m.id, n.last_seq, m.tenant_id, 'status', jsonb_build_object('status', m.to_status, 'ended_reason', m.ended_reason), m.at
+  FROM moved m JOIN counted n ON n.call_id = m.id)
+SELECT m.id, m.from_status, m.at, n.last_seq AS seq FROM moved m JOIN counted n ON n.call_id = m.id`;
+
+/**
+ * The conditional status UPDATE, its call_transitions row and its status item in one statement. The row lock
+ * re-checks the status after waiting for a racing transition, so only one of two racers moves the call. It is
+ * FOR NO KEY UPDATE (what the UPDATE takes anyway), not FOR UPDATE: a concurrent item append holds the counter
+ * row and key-share-locks the call for its foreign key, which FOR UPDATE would block: a deadlock.
  */
 const TRANSITION_SQL = `
-WITH old AS (SELECT status FROM calls WHERE id = $1 AND tenant_id = $2 AND status = ANY($3::text[]) FOR UPDATE),
+WITH old AS (SELECT status FROM calls WHERE id = $1 AND tenant_id = $2 AND status = ANY($3::text[]) FOR NO KEY UPDATE),
 moved AS (
   UPDATE calls c ${setColumns({ to: '$4', endedReason: '$5', carrierCallId: '$6', ending: '$7' })}
   FROM old WHERE c.id = $1 AND c.tenant_id = $2
-  RETURNING old.status AS from_status, c.updated_at AS at),
-logged AS (
-  INSERT INTO call_transitions (call_id, tenant_id, from_status, to_status, reason, at)
-  SELECT $1, $2, from_status, $4, $8, at FROM moved)
-SELECT from_status, at FROM moved`;
-
+  RETURNING c.id, c.tenant_id, old.status AS from_status, $4::text AS to_status, $8::text AS reason, $5::text AS ended_reason, c.updated_at AS at),
+${RECORD_MOVES}`;
 
 interface BatchedMove {
   call_id: string; tenant_id: string; from_status: CallStatus; to_status: CallStatus; ended_reason: string | null;
   carrier_call_id: string | null; ending: boolean; reason: string | null;
 }
-type MoveRow = { from_status: CallStatus; at: Date | string };
+type MoveRow = { from_status: CallStatus; at: Date | string; seq: number | string };
 
 /**
  * Single-origin moves of many calls (one item per call): each row moves only if its call is still in from_status
@@ -115,11 +142,8 @@ WITH input AS (
 ), moved AS (
   UPDATE calls c ${setColumns({ to: 'i.to_status', endedReason: 'i.ended_reason', carrierCallId: 'i.carrier_call_id', ending: 'i.ending' })}
   FROM input i WHERE c.id = ANY($2::text[]) AND c.id = i.call_id AND c.tenant_id = i.tenant_id AND c.status = i.from_status
-  RETURNING c.id, i.from_status, i.to_status, i.reason, c.tenant_id, c.updated_at AS at),
-logged AS (
-  INSERT INTO call_transitions (call_id, tenant_id, from_status, to_status, reason, at)
-  SELECT id, tenant_id, from_status, to_status, reason, at FROM moved)
-SELECT id, from_status, at FROM moved`;
+  RETURNING c.id, c.tenant_id, i.from_status, i.to_status, i.reason, i.ended_reason, c.updated_at AS at),
+${RECORD_MOVES}`;
 
 const batchers = new WeakMap<Db, Batcher<BatchedMove, MoveRow | null>>();
 

@@ -1,7 +1,8 @@
 /**
  * Drives each dispatched call on this instance: dialing -> carrier outcome -> (simulated callee line) -> media
  * session -> final status. The end is one transaction: status + transition row + webhook outbox row, after the
- * outcome (metrics, extracted data, actions, recording) is stored; then the status item and onCallEnded.
+ * outcome (metrics, extracted data, actions, recording) is stored; then the status item (stored by the move) is
+ * announced and onCallEnded told.
  */
 import type { AdapterSet, PlaceCallResult } from '../adapters/types.js';
 import { simNumberFor, type SimScenario } from '../adapters/sim_numbers.js';
@@ -132,7 +133,7 @@ export class CallRunner implements CallRunnerPort {
 
   async #move(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string, extra = {}) {
     const moved = await transition(this.d.db, row.tenant_id, row.id, from, to, reason, extra);
-    if (moved) await this.d.events.publish(row.tenant_id, row.id, { type: 'status', status: to, ended_reason: null }).catch(() => {});
+    if (moved) this.d.events.announce(moved.item);
     return moved;
   }
 
@@ -155,7 +156,7 @@ export class CallRunner implements CallRunnerPort {
     } : undefined);
     if (!moved) return;
     if (row.webhook_url) this.d.onEnqueued();
-    await this.d.events.publish(row.tenant_id, row.id, { type: 'status', status: to, ended_reason: reason }).catch(() => {});
+    this.d.events.announce(moved.item);
     this.d.calls.notifyEnded({ id: row.id, tenant_id: row.tenant_id, status: to, ended_reason: reason, campaign_id: row.campaign_id });
   }
 

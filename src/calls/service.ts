@@ -49,7 +49,7 @@ export class CallService {
 
   async #dispatchBatch(items: DispatchItem[]): Promise<DispatchResult[]> {
     const r = await this.o.db.query<DispatchResult & { o_i: number }>(DISPATCH_BATCH_SQL, [
-      JSON.stringify(items.map((item, i) => ({ ...item, i }))), this.o.instanceId, this.o.maxConcurrentPerTenant, this.o.db.kind === 'postgres',
+      JSON.stringify(items.map((item, i) => ({ ...item, i }))), this.o.instanceId, this.o.maxConcurrentPerTenant,
     ]);
     const out: DispatchResult[] = new Array(items.length);
     for (const row of r.rows) out[row.o_i] = row;
@@ -69,12 +69,10 @@ export class CallService {
   }
 
   /**
-   * One statement (dispatch_calls, migration 012, shared with the dispatches that arrive meanwhile): agent
+   * One statement (dispatch_calls, migrations 012-013, shared with the dispatches that arrive meanwhile): agent
    * snapshot, the tenant's dispatch lock, the exact active count, the conversation (the lead's, or a new one;
-   * linked both ways), the call and its first transition.
-   * On PostgreSQL that transaction commits without waiting for the WAL flush so the tenant lock is not held
-   * across a disk flush; the queued status item published next is a synchronous commit, so the dispatch is
-   * durable before the caller hears 201.
+   * linked both ways), the call, its first transition and its first live item (`queued`, seq 1). Its synchronous
+   * commit makes the dispatch durable before the caller hears 201; the item is then only announced on the bus.
    */
   async dispatch(tenantId: string, input: DispatchInput): Promise<CallRecord> {
     const id = newId('call');
@@ -104,8 +102,8 @@ export class CallService {
       answered_at: null, ended_at: null, duration_seconds: null, metrics: null, extracted_data: null, actions_triggered: null,
       human_escalation: false, recording_path: null,
     };
-    await this.o.events.publish(tenantId, id, { type: 'status', status: 'queued', ended_reason: null })
-      .catch((err) => this.o.log.warn({ err, call_id: id }, 'status item not published'));
+    const at = new Date(out.o_created_at!).toISOString();
+    this.o.events.announce({ type: 'status', status: 'queued', ended_reason: null, call_id: id, seq: 1, at });
     this.#runner?.start(row);
     return toRecord(row, this.o.recordingUrl);
   }
@@ -134,7 +132,7 @@ export class CallService {
       const moved = pre.includes(row.status)
         ? await transition(this.o.db, tenantId, id, pre, 'canceled', 'hangup_api')
         : await transition(this.o.db, tenantId, id, 'in_progress', 'completed', 'hangup_api');
-      if (moved) await this.o.events.publish(tenantId, id, { type: 'status', status: moved.to, ended_reason: 'hangup_api' });
+      if (moved) this.o.events.announce(moved.item);
     }
     return this.get(tenantId, id);
   }
@@ -168,4 +166,4 @@ interface DispatchItem {
 }
 
 const DISPATCH_BATCH_SQL = `SELECT o_i, o_outcome, o_active, o_agent, o_language, o_conversation_id, o_created_at
-  FROM dispatch_calls($1::jsonb, $2, $3, $4)`;
+  FROM dispatch_calls($1::jsonb, $2, $3)`;

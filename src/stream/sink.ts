@@ -24,15 +24,30 @@ export class StoredCallEventSink implements CallEventSink {
   }
 
   publish(tenantId: string, callId: string, event: CallEventInput): Promise<CallEventMessage> {
-    const prev = this.#tails.get(callId) ?? Promise.resolve();
-    const run = prev.then(async () => {
+    return this.#chain(callId, async () => {
       const msg = await this.#appends.push({ tenantId, callId, event });
-      // Issued (not awaited) in order: ioredis keeps command order on its connection; a slow or absent
-      // Redis must not hold the call's pipeline.
-      this.bus.publish(callChannel(callId), msg).catch((err: unknown) =>
-        this.log.warn({ err, call_id: callId, seq: msg.seq }, 'live item stored but not published; edges will catch up'));
+      this.#send(msg);
       return msg;
     });
+  }
+
+  announce(msg: CallEventMessage): void {
+    void this.#chain(msg.call_id, async () => { this.#send(msg); return msg; }).catch(() => {});
+  }
+
+  /**
+   * Issued (not awaited) in order: ioredis keeps command order on its connection; a slow or absent Redis must
+   * not hold the call's pipeline.
+   */
+  #send(msg: CallEventMessage): void {
+    this.bus.publish(callChannel(msg.call_id), msg).catch((err: unknown) =>
+      this.log.warn({ err, call_id: msg.call_id, seq: msg.seq }, 'live item stored but not published; edges will catch up'));
+  }
+
+  /** Runs `step` after the call's earlier steps on this process (per-call order of store and publish). */
+  #chain(callId: string, step: () => Promise<CallEventMessage>): Promise<CallEventMessage> {
+    const prev = this.#tails.get(callId) ?? Promise.resolve();
+    const run = prev.then(step);
     const tail = run.catch(() => {});
     this.#tails.set(callId, tail);
     void tail.then(() => { if (this.#tails.get(callId) === tail) this.#tails.delete(callId); });

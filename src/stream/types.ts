@@ -13,5 +13,11 @@ export type CallEventInput =
 export type CallEventMessage = CallEventInput & { call_id: string; seq: number; at: string };
 
 export interface CallEventSink {
+  /** Stores the item (next per-call seq), then publishes it. */
   publish(tenantId: string, callId: string, event: CallEventInput): Promise<CallEventMessage>;
+  /**
+   * Publishes an item that another statement already stored with its seq (a status move stores its own item,
+   * see src/calls/lifecycle.ts), after the call's earlier items on this process.
+   */
+  announce(msg: CallEventMessage): void;
 }

@@ -64,7 +64,7 @@ t.test('dispatch_call waits for a racing dispatch and counts its call (PostgreSQ
   await b.connect();
   t.teardown(async () => { await a.end(); await b.end(); });
   const call = (c: pg.Client, id: string) => c.query<{ o_outcome: string }>(
-    `SELECT o_outcome FROM dispatch_call($1, $2, 'default', NULL, NULL, '+14155550123', NULL, '{}', '[]', NULL, NULL, $3, NULL, NULL, NULL, 'test', 1, false)`,
+    `SELECT o_outcome FROM dispatch_call($1, $2, 'default', NULL, NULL, '+14155550123', NULL, '{}', '[]', NULL, NULL, $3, NULL, NULL, NULL, 'test', 1)`,
     [id, tenant, `conv_${id.slice(5)}`]);
   await a.query('BEGIN');
   t.equal((await call(a, 'call_aaaaaaaaaaaaaaaaaaaaaaaa')).rows[0].o_outcome, 'ok', 'A dispatches (not committed yet)');

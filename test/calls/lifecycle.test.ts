@@ -8,6 +8,7 @@ import { startTestServer } from '../helpers/server.js';
 import { DEV_TENANT_ID } from '../../src/services.js';
 import { transition, IllegalTransition } from '../../src/calls/lifecycle.js';
 import { insertCall, otherTenant } from '../stream/helpers.js';
+import { CallEventStore } from '../../src/stream/event_store.js';
 
 const srv = await startTestServer();
 t.teardown(() => srv.close());
@@ -50,4 +51,30 @@ t.test('another tenant cannot move a call; illegal moves never reach SQL', async
   t.equal(own?.to, 'failed', 'the batch neighbour moved');
   t.equal((await db.query<{ status: string }>('SELECT status FROM calls WHERE id = $1', [id])).rows[0].status, 'dialing');
   await t.rejects(transition(db, DEV_TENANT_ID, mineToo, 'completed', 'in_progress'), IllegalTransition);
+});
+
+t.test('a move stores its status item under the call\'s next seq; a lost race stores none; dispatch stores queued as seq 1', async (t) => {
+  const store = new CallEventStore(db);
+  const items = async (id: string) => (await store.after(id, 0)).map((m) => ({ seq: m.seq, type: m.type, status: (m as { status?: string }).status, ended_reason: (m as { ended_reason?: string | null }).ended_reason }));
+  // a call with no counter row yet (stored before migration 013): the move starts its seq at 1
+  const id = await insertCall(srv.services, DEV_TENANT_ID, { status: 'dialing' });
+  const [won, lost] = await Promise.all([
+    transition(db, DEV_TENANT_ID, id, 'dialing', 'in_progress', 'answered'),
+    transition(db, DEV_TENANT_ID, id, 'dialing', 'busy', 'busy'),
+  ]);
+  t.ok(won && !lost, 'one winner');
+  t.same(won!.item, { type: 'status', status: 'in_progress', ended_reason: null, call_id: id, seq: 1, at: won!.at }, 'the stored item is returned to announce');
+  await store.append(DEV_TENANT_ID, id, { type: 'transcript', speaker: 'caller', text: 'hello', latencyMs: 0, partial: false });
+  // the multi-origin statement (hang-up of a call not driven here) stores its item the same way
+  const ended = await transition(db, DEV_TENANT_ID, id, ['dialing', 'in_progress'], 'completed', 'hangup_api');
+  t.equal(ended?.item.seq, 3);
+  t.same(await items(id), [
+    { seq: 1, type: 'status', status: 'in_progress', ended_reason: null },
+    { seq: 2, type: 'transcript', status: undefined, ended_reason: undefined },
+    { seq: 3, type: 'status', status: 'completed', ended_reason: 'hangup_api' },
+  ], 'one item per winning move, in seq order with the other items');
+
+  const call = await srv.services.calls.dispatch(DEV_TENANT_ID, { to: '+15005550002', agent_id: 'default' });
+  const first = (await store.after(call.id, 0, 1))[0];
+  t.same({ seq: first.seq, type: first.type, status: (first as { status?: string }).status }, { seq: 1, type: 'status', status: 'queued' }, 'dispatch stored queued as seq 1');
 });

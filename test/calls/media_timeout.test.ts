@@ -5,20 +5,28 @@
 import t from 'tap';
 import WebSocket from 'ws';
 import { API_KEY, api, startTestServer } from '../helpers/server.js';
+import type { Db } from '../../src/db/db.js';
 
 const srv = await startTestServer();
 t.teardown(() => srv.close());
 const engine = srv.services.callEngine;
 // the runner's deps: a short media wait, and callees that never dial in by themselves
-type Publish = (tenant: string, call: string, ev: { type: string; status?: string }) => Promise<unknown>;
-const deps = (engine.runner as unknown as { d: { mediaWaitMs?: number; callees: { launch(o: unknown): void }; events: { publish: Publish } } }).d;
+const deps = (engine.runner as unknown as { d: { mediaWaitMs?: number; callees: { launch(o: unknown): void }; db: Db } }).d;
 deps.mediaWaitMs = 300;
-// the runner's end of the call is held at its last step (the 'failed' status item) until the test says so: the
-// late stream arrives while the runner still lists the call, the window where it used to be accepted
+// the runner's end of the call is held at its last step (the move to 'failed', which stores the status and its
+// live item) after that statement committed, until the test says so: the late stream arrives while the runner
+// still lists the call, the window where it used to be accepted
 let release!: () => void;
 const held = new Promise<void>((r) => { release = r; });
-const publish = deps.events.publish.bind(deps.events);
-deps.events = { publish: async (tenant, call, ev) => { if (ev.status === 'failed') await held; return publish(tenant, call, ev); } };
+const db = deps.db;
+deps.db = {
+  kind: db.kind, exec: (sql) => db.exec(sql), close: () => db.close(), transaction: (fn) => db.transaction(fn),
+  query: async (sql, params) => {
+    const out = await db.query(sql, params);
+    if (String(params?.[0]).includes('"to_status":"failed"')) await held; // the batched move's items (JSON)
+    return out;
+  },
+} as Db;
 const launched: Array<{ callId: string; carrierCallId: string; mediaUrl: string; parameters: Record<string, string> }> = [];
 deps.callees = { ...deps.callees, launch: (o) => { launched.push(o as (typeof launched)[number]); } };
 

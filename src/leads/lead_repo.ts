@@ -9,6 +9,20 @@ export interface LeadRow {
   scheduled_for: string | null; created_by: string; created_at: string;
 }
 
+/** A lead to store (LeadRepo.createMany); call_status/call_reason/scheduled_for carry the calling-hours outcome. */
+export interface NewLead extends Omit<LeadRow, 'created_at' | 'call_id'> {
+  created_at: Date;
+  disclosure: { agentId: string; fallbackText: string; meta: Record<string, unknown> };
+  /** its call job: 'claimed' by `instanceId` to dial now, or 'pending' until `due`; null: no job */
+  job: { status: 'claimed' | 'pending'; due: Date | string; instanceId: string } | null;
+  /** evaluate the DND registry and consents at this time (null: no DND check) */
+  dndAt: Date | null;
+  /** an earlier lead of the number created after this time makes this one a duplicate (null: no check) */
+  dupSince: Date | null;
+}
+
+export interface CreatedLead { lead: LeadRow; jobId: number | null; duplicate: boolean }
+
 export interface Consent { id: string; e164: string; method: string; consented_at: string; evidence: string | null; recorded_by: string; created_at: string }
 
 const iso = (v: unknown) => (v == null ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
@@ -20,55 +34,26 @@ export class LeadRepo {
   constructor(private db: Queryable) {}
 
   /**
-   * One statement (atomic without a transaction): the lead's conversation with its disclosure as the first agent
-   * message (the agent's disclosure_script, read in the same statement; `fallbackText` when the agent is missing), the lead, and its call job when it may be dialed ('claimed' by `instanceId` to dial now, or
-   * 'pending' until `due`). created_at is the service clock, the one duplicate detection compares against.
-   * With `dndAt`, the do-not-disturb half of the gate (src/leads/gates.ts) is evaluated in the same statement: a
-   * number in the tenant's DND registry without a consent given at or before `dndAt` makes the lead 'blocked'
-   * (reason 'dnd') and no job is created, whatever `l` and `job` said (they carry the calling-hours outcome).
+   * Stores leads of one group commit (create_leads, migration 044): per item the duplicate check (with
+   * `dupSince`), the DND half of the gate (with `dndAt`), the conversation opening with the agent's disclosure,
+   * the lead and its call job. Answers each item in order. `asyncWhenDialed`: see the migration.
    */
-  async insertWithConversation(q: Queryable, l: Omit<LeadRow, 'created_at' | 'call_id'>, createdAt: Date,
-    disclosure: { agentId: string; fallbackText: string; meta: Record<string, unknown> }, job: { status: 'claimed' | 'pending'; due: Date | string; instanceId: string } | null,
-    dndAt: Date | null = null,
-    /**
-     * When the lead is claimed to be dialed at once, commit without waiting for the WAL flush: the caller goes on
-     * to dial, and every outcome of that (the call's queued status item and the lead's dispatched mark, or the
-     * job's reschedule or failure) is a synchronous commit made before the caller answers, which flushes this
-     * one too. A lead that is not dialed now commits synchronously as usual.
-     */
-    asyncWhenDialed = false,
-  ): Promise<{ lead: LeadRow; jobId: number | null }> {
-    const r = await q.query<LeadRow & { job_id: number | null; commit_mode: string }>(
-      `WITH gate AS (SELECT $20::timestamptz IS NOT NULL
-           AND EXISTS (SELECT 1 FROM dnd_numbers WHERE tenant_id = $2 AND e164 = $4)
-           AND NOT EXISTS (SELECT 1 FROM consents WHERE tenant_id = $2 AND e164 = $4 AND consented_at <= $20::timestamptz) AS dnd),
-       conv AS (INSERT INTO conversations (id, tenant_id, domain, lead_id) VALUES ($8, $2, $6, $1) RETURNING id),
-       msg AS (INSERT INTO conversation_messages (conversation_id, tenant_id, role, text, meta)
-         SELECT id, $2, 'agent', COALESCE((SELECT disclosure_script FROM agents WHERE tenant_id = $2 AND id = $19), $14), $15::jsonb FROM conv),
-       lead AS (INSERT INTO leads (id, tenant_id, name, e164, source, domain, timezone, conversation_id, call_status, call_reason, scheduled_for, created_by, created_at)
-         SELECT $1,$2,$3,$4,$5,$6,$7,conv.id,
-           CASE WHEN gate.dnd THEN 'blocked' ELSE $9::text END, CASE WHEN gate.dnd THEN 'dnd' ELSE $10::text END,
-           CASE WHEN gate.dnd THEN NULL ELSE $11::timestamptz END, $12, $13
-         FROM conv, gate RETURNING ${LEAD_COLS}),
-       job AS (INSERT INTO lead_call_jobs (tenant_id, lead_id, due_at, status, claimed_at, claimed_by, attempts)
-         SELECT $2, lead.id, $17, $16, CASE WHEN $16 = 'claimed' THEN now() END, CASE WHEN $16 = 'claimed' THEN $18 END,
-           CASE WHEN $16 = 'claimed' THEN 1 ELSE 0 END FROM lead, gate WHERE $16 IS NOT NULL AND NOT gate.dnd RETURNING id)
-       SELECT lead.*, (SELECT id FROM job) AS job_id,
-         set_config('synchronous_commit', CASE WHEN $21 AND $16 = 'claimed' AND NOT gate.dnd THEN 'off'
-           ELSE current_setting('synchronous_commit') END, true) AS commit_mode
-       FROM lead, gate`,
-      [l.id, l.tenant_id, l.name, l.e164, l.source, l.domain, l.timezone, l.conversation_id, l.call_status, l.call_reason, l.scheduled_for,
-        l.created_by, createdAt, disclosure.fallbackText, JSON.stringify(disclosure.meta), job?.status ?? null, job?.due ?? null, job?.instanceId ?? null,
-        disclosure.agentId, dndAt, asyncWhenDialed]);
-    const { job_id, commit_mode: _mode, ...lead } = r.rows[0];
-    return { lead: leadRow(lead as LeadRow), jobId: job_id == null ? null : Number(job_id) };
-  }
-
-  /** The newest lead for the number created after `since`, if any (duplicate detection). */
-  async recent(tx: Queryable, tenantId: string, e164: string, since: Date): Promise<LeadRow | undefined> {
-    const r = await tx.query<LeadRow>(`SELECT ${LEAD_COLS} FROM leads WHERE tenant_id = $1 AND e164 = $2 AND created_at > $3
-      ORDER BY created_at DESC LIMIT 1`, [tenantId, e164, since]);
-    return r.rows[0] && leadRow(r.rows[0]);
+  async createMany(items: NewLead[], asyncWhenDialed: boolean): Promise<CreatedLead[]> {
+    const r = await this.db.query<{ o_i: number; o_duplicate: boolean; o_job_id: number | string | null; o_lead: LeadRow | string }>(
+      'SELECT o_i, o_duplicate, o_job_id, o_lead FROM create_leads($1::jsonb, $2)',
+      [JSON.stringify(items.map((l, i) => ({
+        i, id: l.id, tenant: l.tenant_id, name: l.name, e164: l.e164, source: l.source, domain: l.domain, timezone: l.timezone,
+        conversation_id: l.conversation_id, call_status: l.call_status, call_reason: l.call_reason, scheduled_for: l.scheduled_for,
+        created_by: l.created_by, created_at: l.created_at, agent_id: l.disclosure.agentId, fallback_text: l.disclosure.fallbackText,
+        meta: l.disclosure.meta, job_status: l.job?.status ?? null, job_due: l.job?.due ?? null, job_instance: l.job?.instanceId ?? null,
+        dnd_at: l.dndAt, dup_since: l.dupSince,
+      }))), asyncWhenDialed]);
+    const out: CreatedLead[] = new Array(items.length);
+    for (const row of r.rows) {
+      const lead = typeof row.o_lead === 'string' ? JSON.parse(row.o_lead) as LeadRow : row.o_lead;
+      out[row.o_i] = { lead: leadRow(lead), jobId: row.o_job_id == null ? null : Number(row.o_job_id), duplicate: row.o_duplicate };
+    }
+    return out;
   }
 
   async get(tenantId: string, id: string): Promise<LeadRow | undefined> {

@@ -1,16 +1,18 @@
 /**
  * POST /v1/leads (seed §4 rules 1-2): store the lead, open a conversation whose first agent message is the AI
- * disclosure, then dial through the DND / calling-hours gate. One transaction per lead, serialised per
- * tenant+number by an advisory lock so two simultaneous copies of a lead make one lead and one call.
+ * disclosure, then dial through the DND / calling-hours gate. Leads arriving together are stored by one
+ * statement (group commit, create_leads in migration 044), each serialised per tenant+number by an advisory lock
+ * so two simultaneous copies of a lead make one lead and one call.
  */
-import type { Db, Queryable } from '../db/db.js';
+import { Batcher, maxBatchFor } from '../db/batcher.js';
+import type { Db } from '../db/db.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AgentRepo } from '../repos/agents.js';
 import { DEFAULT_AGENT } from '../repos/agents.js';
 import type { LeadDispatcher } from './dispatcher.js';
 import { callingHoursGate } from './gates.js';
-import { LeadRepo, type LeadRow } from './lead_repo.js';
+import { LeadRepo, type CreatedLead, type LeadRow, type NewLead } from './lead_repo.js';
 import { isTimeZone, toE164 } from './phone.js';
 import type { LeadCallView } from './types.js';
 
@@ -35,12 +37,15 @@ export class LeadService {
   readonly repo: LeadRepo;
   /** the clock gates and schedules use (tests fix it) */
   clock: () => Date = () => new Date();
+  readonly #creates: Batcher<NewLead, CreatedLead>;
 
   constructor(private readonly o: {
     db: Db; agents: AgentRepo; dispatcher: LeadDispatcher; instanceId: string;
     defaultRegion: string; duplicateWindowSeconds: number;
   }) {
     this.repo = new LeadRepo(o.db);
+    const asyncWhenDialed = o.db.kind === 'postgres';
+    this.#creates = new Batcher((items) => this.repo.createMany(items, asyncWhenDialed), { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 2 });
   }
 
   async create(by: { tenantId: string; sub: string }, input: LeadInput): Promise<{ lead: LeadView; duplicate: boolean }> {
@@ -52,36 +57,28 @@ export class LeadService {
     // The disclosure is read inside the insert; only an explicitly named agent must exist (the default falls back).
     if (input.agent_id && !(await this.o.agents.get(by.tenantId, agentId))) throw notFound(`agent ${agentId}`);
     const now = this.clock();
-    const work = async (q: Queryable) => {
-      if (this.o.duplicateWindowSeconds > 0) {
-        // Serialises leads for one number (only duplicate detection needs it): the second sees the first.
-        await q.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`lead:${by.tenantId}:${e164}`]);
-        const dup = await this.repo.recent(q, by.tenantId, e164, new Date(now.getTime() - this.o.duplicateWindowSeconds * 1000));
-        if (dup) return { lead: dup, duplicate: true, jobId: null };
-      }
-      // The calling-hours half of the gate is pure; its DND half is evaluated inside the insert (dndAt = now),
-      // which then overrides this outcome with 'blocked' (dnd) and creates no job.
-      const gate = callingHoursGate(e164, now, { timezone: input.timezone });
-      const scheduled = !gate.allowed && gate.reason === 'calling_hours' && gate.next_window_at;
-      const { lead, jobId } = await this.repo.insertWithConversation(q, {
-        id: newId('lead'), tenant_id: by.tenantId, name: input.name, e164, source: input.source, domain: input.domain,
-        timezone: input.timezone ?? null, conversation_id: newId('conv'),
-        call_status: gate.allowed ? 'queued' : scheduled ? 'scheduled' : 'blocked',
-        call_reason: gate.allowed ? null : gate.reason,
-        scheduled_for: scheduled ? gate.next_window_at! : null, created_by: by.sub,
-      }, now, { agentId, fallbackText: DEFAULT_AGENT.disclosure_script, meta: { kind: 'disclosure', agent_id: agentId } },
+    // The calling-hours half of the gate is pure; its DND half is evaluated in the statement (dndAt = now), which
+    // then overrides this outcome with 'blocked' (dnd) and creates no job.
+    const gate = callingHoursGate(e164, now, { timezone: input.timezone });
+    const scheduled = !gate.allowed && gate.reason === 'calling_hours' && gate.next_window_at;
+    const out = await this.#creates.push({
+      id: newId('lead'), tenant_id: by.tenantId, name: input.name, e164, source: input.source, domain: input.domain,
+      timezone: input.timezone ?? null, conversation_id: newId('conv'),
+      call_status: gate.allowed ? 'queued' : scheduled ? 'scheduled' : 'blocked',
+      call_reason: gate.allowed ? null : gate.reason,
+      scheduled_for: scheduled ? gate.next_window_at! : null, created_by: by.sub, created_at: now,
+      disclosure: { agentId, fallbackText: DEFAULT_AGENT.disclosure_script, meta: { kind: 'disclosure', agent_id: agentId } },
       // Allowed: claimed by us now and dialed right after commit; scheduled: pending until the window opens.
-      gate.allowed ? { status: 'claimed', due: now, instanceId: this.o.instanceId }
+      job: gate.allowed ? { status: 'claimed', due: now, instanceId: this.o.instanceId }
         : scheduled ? { status: 'pending', due: gate.next_window_at!, instanceId: this.o.instanceId } : null,
-      now, this.o.db.kind === 'postgres');
-      return { lead, duplicate: false, jobId: gate.allowed && lead.call_status === 'queued' ? jobId : null };
-    };
-    // The lock and the duplicate check need a transaction; without them the insert is one atomic statement.
-    const out = this.o.duplicateWindowSeconds > 0 ? await this.o.db.transaction(work) : await work(this.o.db);
-    if (out.jobId !== null) {
+      dndAt: now,
+      dupSince: this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() - this.o.duplicateWindowSeconds * 1000) : null,
+    });
+    if (out.duplicate) return { lead: leadView(out.lead), duplicate: true };
+    if (gate.allowed && out.lead.call_status === 'queued' && out.jobId !== null) {
       const dialed = await this.o.dispatcher.run({ id: out.jobId, tenant_id: by.tenantId, lead_id: out.lead.id }, out.lead);
       return { lead: leadView(dialed ?? out.lead), duplicate: false };
     }
-    return { lead: leadView(out.lead), duplicate: out.duplicate };
+    return { lead: leadView(out.lead), duplicate: false };
   }
 }

@@ -115,6 +115,24 @@ t.test('duplicates within the window return the existing lead with 200', async (
   t.equal(otherTenant.status, 201, 'another tenant\'s lead for the same number is not a duplicate');
 });
 
+t.test('simultaneous copies of a new number, mixed with other leads: one lead, one call', async (t) => {
+  // Sent together they share group-commit batches (copies in one statement) and wait on each other across the
+  // two batches in flight (the number's lock): either way exactly one is created.
+  const before = calls.dispatched.length;
+  const rs = await Promise.all(Array.from({ length: 16 }, (_, i) => i % 4 === 3
+    ? api(b, 'POST', '/leads', { token: operator, body: lead(`+9198123470${String(i).padStart(2, '0')}`) })
+    : api(b, 'POST', '/leads', { token: operator, body: lead(i % 2 ? '98123 46999' : '+919812346999') })));
+  const copies = rs.filter((_, i) => i % 4 !== 3);
+  const created = copies.filter((r) => r.status === 201);
+  t.equal(created.length, 1, 'one copy created the lead');
+  t.ok(copies.every((r) => r.body.id === created[0].body.id), 'the others answer with it');
+  t.equal(copies.filter((r) => r.status === 200 && r.body.duplicate === true).length, copies.length - 1);
+  t.ok(rs.filter((_, i) => i % 4 === 3).every((r) => r.status === 201 && r.body.duplicate === false), 'the other numbers are created');
+  const dialed = calls.dispatched.slice(before).map((d) => d.input.to);
+  t.equal(dialed.filter((to) => to === '+919812346999').length, 1, 'the number is dialed once');
+  t.equal(dialed.length, 1 + 4);
+});
+
 t.test('validation and auth', async (t) => {
   t.equal((await api(b, 'POST', '/leads', { token: operator, body: lead('12') })).body.code, 'validation_failed');
   t.equal((await api(b, 'POST', '/leads', { token: operator, body: { ...lead('+919812345610'), extra: 1 } })).status, 400);

@@ -41,11 +41,12 @@ class Conn {
   #status = 0;
   #done?: (status: number) => void;
   readonly socket: Socket;
-  constructor(host: string, port: number, onIdle: (c: Conn) => void) {
+  closed = false;
+  constructor(host: string, port: number, onIdle: (c: Conn) => void, onClosed: (c: Conn) => void) {
     this.socket = connect({ host, port, noDelay: true });
     this.socket.on('data', (chunk) => this.#read(chunk, onIdle));
     this.socket.on('error', () => this.#finish(0, onIdle));
-    this.socket.on('close', () => this.#finish(0, onIdle));
+    this.socket.on('close', () => { this.closed = true; this.#finish(0, onIdle); onClosed(this); });
   }
   send(request: Buffer, done: (status: number) => void): void { this.#done = done; this.socket.write(request); }
   #read(chunk: Buffer, onIdle: (c: Conn) => void): void {
@@ -90,9 +91,20 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     if (!status) errors += 1; else { answered += 1; if (status >= 200 && status < 300) ok2xx += 1; else non2xx += 1; }
   });
   const onIdle = (c: Conn) => { const w = waiting.shift(); if (w) issue(c, w.due, w.i); else idle.push(c); };
-  const conns = Array.from({ length: o.connections }, () => new Conn(url.hostname, Number(url.port), onIdle));
-  await Promise.all(conns.map((c) => new Promise((r) => c.socket.once('connect', r))));
-  idle.push(...conns);
+  // A connection the server closed (its keep-alive timeout) is replaced; a request it carried counts as an error.
+  let stopping = false;
+  const conns = new Set<Conn>();
+  const open = () => {
+    const c = new Conn(url.hostname, Number(url.port), onIdle, (gone) => {
+      conns.delete(gone);
+      const at = idle.indexOf(gone);
+      if (at >= 0) idle.splice(at, 1);
+      if (!stopping) open();
+    });
+    conns.add(c);
+    return new Promise<void>((r) => c.socket.once('connect', () => { if (!c.closed) onIdle(c); r(); }));
+  };
+  await Promise.all(Array.from({ length: o.connections }, open));
 
   const start = performance.now();
   const intervalMs = 1000 / o.rate;
@@ -103,7 +115,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
       const now = performance.now();
       for (; sent < total && start + sent * intervalMs <= now; sent += 1) {
         const due = start + sent * intervalMs;
-        const c = idle.pop();
+        const c = idle.shift(); // first in, first out: every connection stays in use, none idles into a timeout
         if (c) issue(c, due, sent); else waiting.push({ due, i: sent });
       }
       if (sent < total) setTimeout(tick, 1); else resolve();
@@ -114,6 +126,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const deadline = performance.now() + 30_000;
   while (answered + errors < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   errors += total - answered - errors;
+  stopping = true;
   for (const c of conns) c.socket.destroy();
   const sorted = latencies.slice(0, sent).sort();
   const q = (f: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(f * sorted.length))].toFixed(1));

@@ -125,7 +125,7 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   // Drain: every request answered or failed (a connection that dies fails its request; waiting ones then fail).
   const deadline = performance.now() + 30_000;
   while (answered + errors < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  errors += total - answered - errors;
+  errors = total - answered; // failed, or unanswered by the deadline
   stopping = true;
   for (const c of conns) c.socket.destroy();
   const sorted = latencies.slice(0, sent).sort();

@@ -160,7 +160,7 @@ interface DispatchResult {
   o_language: string | null; o_conversation_id: string | null; o_created_at: Date | string | null;
 }
 
-/** One dispatch as dispatch_calls (migration 012) reads it from its jsonb array. */
+/** One dispatch as dispatch_calls (migration 013) reads it from its jsonb array. */
 interface DispatchItem {
   id: string; tenant: string; agent_key: string; agent: AgentSnapshot | null; agent_id: string | null; to_number: string;
   language: string | null; context: Record<string, string>; tools: string[]; webhook_url: string | null;

@@ -16,7 +16,7 @@ export async function userToken(srv: Srv, tenantId: string, email: string, role:
 /**
  * Replaces the call engine behind leads with a recorder (real simulated calls would run full conversations in
  * the background of every test); `real` is the engine's port, for the test that goes through it. Like the
- * engine (dispatch_calls, migration 012), a dispatch marks the lead dispatched, links its conversation and
+ * engine (dispatch_calls, migration 013), a dispatch marks the lead dispatched, links its conversation and
  * closes its job; it stores no call.
  */
 export function recordingCalls(srv: Srv): { dispatched: Array<{ tenantId: string; input: LeadDispatchInput }>; real?: LeadCallPort; recorder: LeadCallPort } {
@@ -42,7 +42,7 @@ export function setClock(srv: Srv, iso: string): void {
   srv.services.conversations.clock = at;
 }
 
-/** What the engine's dispatch does to a lead's rows (dispatch_calls, migration 012), for fake call ports. */
+/** What the engine's dispatch does to a lead's rows (dispatch_calls, migration 013), for fake call ports. */
 export async function markLeadDispatched(db: { query: (sql: string, args: unknown[]) => Promise<unknown> }, tenantId: string, input: LeadDispatchInput, callId: string): Promise<void> {
   await db.query(
     `WITH l AS (UPDATE leads SET call_id = $3, call_status = 'dispatched', call_reason = NULL, scheduled_for = NULL WHERE tenant_id = $1 AND id = $2),

@@ -78,24 +78,42 @@ export class CallService {
    * commit makes the dispatch durable before the caller hears 201; the item is then only announced on the bus.
    */
   async dispatch(tenantId: string, input: DispatchInput): Promise<CallRecord> {
+    const call = this.prepareDispatch(tenantId, input);
+    return call.start(await this.#dispatches.push(call.item));
+  }
+
+  /** The limit dispatch_calls is run with (a statement that dispatches calls of its own passes it on). */
+  get maxConcurrentPerTenant(): number { return this.o.maxConcurrentPerTenant; }
+
+  /**
+   * A dispatch in two halves, for a statement that stores the call together with rows of its own (create_leads,
+   * migration 045): `item` goes into dispatch_calls there, and `start` takes its answer after that statement
+   * committed: refusals become errors; a stored call is announced (`queued`, seq 1) and handed to the runner.
+   */
+  prepareDispatch(tenantId: string, input: DispatchInput): { item: DispatchItem; start(out: DispatchResult): CallRecord } {
     const id = newId('call');
     const inline: AgentSnapshot | null = input.agent
       ? { ...input.agent, disclosure_script: DEFAULT_AGENT.disclosure_script, qualify_script: DEFAULT_AGENT.qualify_script }
       : null;
     const context = input.context ?? {};
     const tools = input.tools ?? [];
-    const out = await this.#dispatches.push({
+    const item: DispatchItem = {
       id, tenant: tenantId, agent_key: input.agent_id ?? 'default', agent: inline, agent_id: input.agent_id ?? null, to_number: input.to,
       language: input.language ?? null, context, tools, webhook_url: input.webhook_url ?? null,
       conversation_id: input.conversation_id ?? null, new_conversation_id: newId('conv'), lead_id: input.lead_id ?? null,
       lead_job_id: input.lead_job_id ?? null,
       campaign_id: input.campaign_id ?? null, scenario: input.scenario ?? null,
-    });
+    };
+    return { item, start: (out) => this.#started(item, input, out) };
+  }
+
+  #started(item: DispatchItem, input: DispatchInput, out: DispatchResult): CallRecord {
     if (out.o_outcome === 'agent_not_found') throw new ApiError('not_found', `agent ${input.agent_id} not found`);
     if (out.o_outcome === 'concurrency_limited') {
       throw new ApiError('concurrency_limited', `the tenant already has ${Number(out.o_active)} active calls (limit ${this.o.maxConcurrentPerTenant})`,
         { retryable: true, retryAfterSeconds: 5, limit: this.o.maxConcurrentPerTenant });
     }
+    const { id, tenant: tenantId, context, tools } = item;
     const agent = typeof out.o_agent === 'string' ? JSON.parse(out.o_agent) as AgentSnapshot : out.o_agent!;
     const row: CallRow = {
       id, tenant_id: tenantId, agent_id: input.agent_id ?? null, agent, to_number: input.to, language: out.o_language!,
@@ -155,13 +173,14 @@ export class CallService {
   }
 }
 
-interface DispatchResult {
+/** dispatch_calls' answer for one item (migration 013). */
+export interface DispatchResult {
   o_outcome: 'ok' | 'agent_not_found' | 'concurrency_limited'; o_active: number | string; o_agent: AgentSnapshot | string | null;
   o_language: string | null; o_conversation_id: string | null; o_created_at: Date | string | null;
 }
 
 /** One dispatch as dispatch_calls (migration 013) reads it from its jsonb array. */
-interface DispatchItem {
+export interface DispatchItem {
   id: string; tenant: string; agent_key: string; agent: AgentSnapshot | null; agent_id: string | null; to_number: string;
   language: string | null; context: Record<string, string>; tools: string[]; webhook_url: string | null;
   conversation_id: string | null; new_conversation_id: string; lead_id: string | null; lead_job_id: number | null;

@@ -1,9 +1,10 @@
 /**
- * Places a lead's call through a durable job (table lead_call_jobs). Every lead that may be dialed gets a job:
- * "claimed" at once by the instance that created it (dialed inline), or "pending" until its calling window
- * opens. Any instance's periodic claim (UPDATE … WHERE id IN (… FOR UPDATE SKIP LOCKED)) picks up due jobs
- * and jobs whose claim lease expired (the claiming instance died), so a restart loses nothing and two
- * instances never claim the same job. Before dialing, a call already carrying the lead id is looked for,
+ * Places a lead's call through a durable job (table lead_call_jobs). A lead dialed at once is normally dialed in
+ * its own statement with no job (migration 045); a job exists for a lead waiting for its calling window
+ * ("pending"), one refused for the tenant's concurrency limit (retried, "pending"), and one dialed inline through
+ * a call port that cannot dial inside the lead's statement ("claimed" at once by the creating instance). Any instance's periodic claim (UPDATE … WHERE id IN (… FOR
+ * UPDATE SKIP LOCKED)) picks up due jobs and jobs whose claim lease expired (the claiming instance died), so a
+ * restart loses nothing and two instances never claim the same job. Before dialing, a call already carrying the lead id is looked for,
  * so an expired lease after a successful dial does not dial twice.
  */
 import type { Db } from '../db/db.js';
@@ -16,7 +17,7 @@ import type { LeadCallPort } from './types.js';
 export interface Job { id: number; tenant_id: string; lead_id: string }
 
 /** Retryable engine refusals (concurrency) wait this long before the next attempt, ms. */
-const RETRY_DELAY_MS = 30_000;
+export const RETRY_DELAY_MS = 30_000;
 
 export class LeadDispatcher {
   readonly #leads: LeadRepo;

@@ -15,13 +15,21 @@ export interface NewLead extends Omit<LeadRow, 'created_at' | 'call_id'> {
   disclosure: { agentId: string; fallbackText: string; meta: Record<string, unknown> };
   /** its call job: 'claimed' by `instanceId` to dial now, or 'pending' until `due`; null: no job */
   job: { status: 'claimed' | 'pending'; due: Date | string; instanceId: string } | null;
+  /**
+   * a dispatch_calls item: when the gates let the lead through now (job 'claimed'), its call is dispatched in the
+   * same statement instead of through the job (migration 045); null: dial through the job
+   */
+  dial: { id: string } | null;
+  /** when a dial is refused for the tenant's concurrency limit, the scheduler retries it at this time */
+  retryAt: Date;
   /** evaluate the DND registry and consents at this time (null: no DND check) */
   dndAt: Date | null;
   /** an earlier lead of the number created after this time makes this one a duplicate (null: no check) */
   dupSince: Date | null;
 }
 
-export interface CreatedLead { lead: LeadRow; jobId: number | null; duplicate: boolean }
+/** `call`: dispatch_calls' answer when the lead carried a dial (o_outcome 'ok': the call is stored) */
+export interface CreatedLead { lead: LeadRow; jobId: number | null; duplicate: boolean; call: { o_outcome: string } | null }
 
 export interface Consent { id: string; e164: string; method: string; consented_at: string; evidence: string | null; recorded_by: string; created_at: string }
 
@@ -36,22 +44,25 @@ export class LeadRepo {
   /**
    * Stores leads of one group commit (create_leads, migration 044): per item the duplicate check (with
    * `dupSince`), the DND half of the gate (with `dndAt`), the conversation opening with the agent's disclosure,
-   * the lead and its call job. Answers each item in order. `asyncWhenDialed`: see the migration.
+   * the lead and its call: dispatched in the same statement (`dial`, migration 045, under the engine's
+   * `dispatchLimit`) or a job. Answers each item in order.
    */
-  async createMany(items: NewLead[], asyncWhenDialed: boolean): Promise<CreatedLead[]> {
-    const r = await this.db.query<{ o_i: number; o_duplicate: boolean; o_job_id: number | string | null; o_lead: LeadRow | string }>(
-      'SELECT o_i, o_duplicate, o_job_id, o_lead FROM create_leads($1::jsonb, $2)',
+  async createMany(items: NewLead[], instanceId: string, dispatchLimit: number): Promise<CreatedLead[]> {
+    type Out = { o_i: number; o_duplicate: boolean; o_job_id: number | string | null; o_lead: LeadRow | string; o_call: { o_outcome: string } | string | null };
+    const r = await this.db.query<Out>(
+      'SELECT o_i, o_duplicate, o_job_id, o_lead, o_call FROM create_leads($1::jsonb, $2, $3)',
       [JSON.stringify(items.map((l, i) => ({
         i, id: l.id, tenant: l.tenant_id, name: l.name, e164: l.e164, source: l.source, domain: l.domain, timezone: l.timezone,
         conversation_id: l.conversation_id, call_status: l.call_status, call_reason: l.call_reason, scheduled_for: l.scheduled_for,
         created_by: l.created_by, created_at: l.created_at, agent_id: l.disclosure.agentId, fallback_text: l.disclosure.fallbackText,
         meta: l.disclosure.meta, job_status: l.job?.status ?? null, job_due: l.job?.due ?? null, job_instance: l.job?.instanceId ?? null,
-        dnd_at: l.dndAt, dup_since: l.dupSince,
-      }))), asyncWhenDialed]);
+        dnd_at: l.dndAt, dup_since: l.dupSince, dial: l.dial, retry_at: l.retryAt,
+      }))), instanceId, dispatchLimit]);
     const out: CreatedLead[] = new Array(items.length);
     for (const row of r.rows) {
       const lead = typeof row.o_lead === 'string' ? JSON.parse(row.o_lead) as LeadRow : row.o_lead;
-      out[row.o_i] = { lead: leadRow(lead), jobId: row.o_job_id == null ? null : Number(row.o_job_id), duplicate: row.o_duplicate };
+      const call = typeof row.o_call === 'string' ? JSON.parse(row.o_call) as { o_outcome: string } : row.o_call;
+      out[row.o_i] = { lead: leadRow(lead), jobId: row.o_job_id == null ? null : Number(row.o_job_id), duplicate: row.o_duplicate, call };
     }
     return out;
   }

@@ -1,8 +1,9 @@
 /**
  * POST /v1/leads (seed §4 rules 1-2): store the lead, open a conversation whose first agent message is the AI
  * disclosure, then dial through the DND / calling-hours gate. Leads arriving together are stored by one
- * statement (group commit, create_leads in migration 044), each serialised per tenant+number by an advisory lock
- * so two simultaneous copies of a lead make one lead and one call.
+ * statement (group commit, create_leads in migrations 044-045), each serialised per tenant+number by an advisory
+ * lock so two simultaneous copies of a lead make one lead and one call. A lead the gates let through is dialed in
+ * that same statement (the call engine's dispatch as an item of it), so the lead and its call commit together.
  */
 import { Batcher, maxBatchFor } from '../db/batcher.js';
 import type { Db } from '../db/db.js';
@@ -10,11 +11,11 @@ import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AgentRepo } from '../repos/agents.js';
 import { DEFAULT_AGENT } from '../repos/agents.js';
-import type { LeadDispatcher } from './dispatcher.js';
+import { RETRY_DELAY_MS, type LeadDispatcher } from './dispatcher.js';
 import { callingHoursGate } from './gates.js';
 import { LeadRepo, type CreatedLead, type LeadRow, type NewLead } from './lead_repo.js';
 import { isTimeZone, toE164 } from './phone.js';
-import type { LeadCallView } from './types.js';
+import type { LeadCallPort, LeadCallView, LeadDial } from './types.js';
 
 export interface LeadInput { name: string; phone: string; source: string; domain: string; timezone?: string; agent_id?: string }
 
@@ -40,12 +41,12 @@ export class LeadService {
   readonly #creates: Batcher<NewLead, CreatedLead>;
 
   constructor(private readonly o: {
-    db: Db; agents: AgentRepo; dispatcher: LeadDispatcher; instanceId: string;
+    db: Db; agents: AgentRepo; dispatcher: LeadDispatcher; calls: () => LeadCallPort | undefined; instanceId: string;
     defaultRegion: string; duplicateWindowSeconds: number;
   }) {
     this.repo = new LeadRepo(o.db);
-    const asyncWhenDialed = o.db.kind === 'postgres';
-    this.#creates = new Batcher((items) => this.repo.createMany(items, asyncWhenDialed), { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 2 });
+    this.#creates = new Batcher((items) => this.repo.createMany(items, o.instanceId, o.calls()?.maxConcurrentPerTenant ?? 0),
+      { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 2 });
   }
 
   async create(by: { tenantId: string; sub: string }, input: LeadInput): Promise<{ lead: LeadView; duplicate: boolean }> {
@@ -61,20 +62,29 @@ export class LeadService {
     // then overrides this outcome with 'blocked' (dnd) and creates no job.
     const gate = callingHoursGate(e164, now, { timezone: input.timezone });
     const scheduled = !gate.allowed && gate.reason === 'calling_hours' && gate.next_window_at;
+    const id = newId('lead');
+    const conversationId = newId('conv');
+    // The engine's call for it, dispatched in the lead's statement unless the DND registry blocks the number there.
+    const dial: LeadDial | undefined = gate.allowed
+      ? this.o.calls()?.prepareDispatch?.(by.tenantId, { to: e164, lead_id: id, conversation_id: conversationId, context: { customer_name: input.name } })
+      : undefined;
     const out = await this.#creates.push({
-      id: newId('lead'), tenant_id: by.tenantId, name: input.name, e164, source: input.source, domain: input.domain,
-      timezone: input.timezone ?? null, conversation_id: newId('conv'),
+      id, tenant_id: by.tenantId, name: input.name, e164, source: input.source, domain: input.domain,
+      timezone: input.timezone ?? null, conversation_id: conversationId,
       call_status: gate.allowed ? 'queued' : scheduled ? 'scheduled' : 'blocked',
       call_reason: gate.allowed ? null : gate.reason,
       scheduled_for: scheduled ? gate.next_window_at! : null, created_by: by.sub, created_at: now,
       disclosure: { agentId, fallbackText: DEFAULT_AGENT.disclosure_script, meta: { kind: 'disclosure', agent_id: agentId } },
-      // Allowed: claimed by us now and dialed right after commit; scheduled: pending until the window opens.
+      // Allowed: dialed in the statement (dial), or, with a call port that cannot, claimed by us now and dialed
+      // right after commit; scheduled: pending until the window opens.
       job: gate.allowed ? { status: 'claimed', due: now, instanceId: this.o.instanceId }
         : scheduled ? { status: 'pending', due: gate.next_window_at!, instanceId: this.o.instanceId } : null,
+      dial: dial?.item ?? null, retryAt: new Date(now.getTime() + RETRY_DELAY_MS),
       dndAt: now,
       dupSince: this.o.duplicateWindowSeconds > 0 ? new Date(now.getTime() - this.o.duplicateWindowSeconds * 1000) : null,
     });
     if (out.duplicate) return { lead: leadView(out.lead), duplicate: true };
+    if (dial && out.call?.o_outcome === 'ok') dial.start(out.call); // stored with the lead: announce and drive it
     if (gate.allowed && out.lead.call_status === 'queued' && out.jobId !== null) {
       const dialed = await this.o.dispatcher.run({ id: out.jobId, tenant_id: by.tenantId, lead_id: out.lead.id }, out.lead);
       return { lead: leadView(dialed ?? out.lead), duplicate: false };

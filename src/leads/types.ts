@@ -9,8 +9,24 @@ export interface LeadDispatchInput {
   context?: Record<string, string>;
 }
 
+/** A lead's call as an item of the lead's own statement (create_leads, migration 045), and its start after commit. */
+export interface LeadDial {
+  /** a dispatch_calls item (src/calls/service.ts DispatchItem); `id` is the call's id */
+  item: { id: string };
+  /** after commit, with dispatch_calls' answer for the item when it was dispatched ('ok'): announce and drive the call */
+  start(out: { o_outcome: string }): { id: string; status: string };
+}
+
 export interface LeadCallPort {
+  /** a separate dispatch: the scheduler's, for a lead whose job came due */
   dispatch(tenantId: string, input: LeadDispatchInput): Promise<{ id: string; status: string }>;
+  /**
+   * Optional: the dispatch prepared to run inside the lead's own statement, so a lead dialed at once and its call
+   * commit together (the engine's CallService.prepareDispatch). A port without it dials through a job + dispatch().
+   */
+  prepareDispatch?(tenantId: string, input: Omit<LeadDispatchInput, 'lead_job_id'>): LeadDial;
+  /** the concurrency limit the engine dispatches under (with prepareDispatch) */
+  readonly maxConcurrentPerTenant?: number;
 }
 
 /** The lead's outbound call as the API shows it: dialed, refused by a gate, waiting for calling hours, or failed. */

@@ -26,7 +26,7 @@ export function buildLeadServices(config: Config, db: Db, log: Logger, agents: A
   const clock = () => (leads ? leads.clock() : new Date());
   const scheduler = new LeadDispatcher({ db, log, instanceId, leaseSeconds: config.LEAD_SCHEDULER_LEASE_SECONDS, calls: () => out.calls, clock });
   leads = new LeadService({
-    db, agents, dispatcher: scheduler, instanceId,
+    db, agents, dispatcher: scheduler, calls: () => out.calls, instanceId,
     defaultRegion: config.DEFAULT_PHONE_REGION, duplicateWindowSeconds: config.LEAD_DUPLICATE_WINDOW_SECONDS,
   });
   scheduler.start(config.LEAD_SCHEDULER_TICK_MS);

@@ -15,12 +15,15 @@ export async function userToken(srv: Srv, tenantId: string, email: string, role:
 
 /**
  * Replaces the call engine behind leads with a recorder (real simulated calls would run full conversations in
- * the background of every test); `real` is the engine's port, for the test that goes through it. Like the
- * engine (dispatch_calls, migration 013), a dispatch marks the lead dispatched, links its conversation and
- * closes its job; it stores no call.
+ * the background of every test); `real` is the engine's port, for the test that goes through it. A lead dialed
+ * at once goes the production way, its call stored in the lead's own statement (the engine's prepareDispatch,
+ * migration 045), but the stored call is recorded instead of driven: it stays 'queued'. The scheduler's
+ * separate dispatch, like the engine's (dispatch_calls, migration 013), marks the lead dispatched, links its
+ * conversation and closes its job; it stores no call.
  */
-export function recordingCalls(srv: Srv): { dispatched: Array<{ tenantId: string; input: LeadDispatchInput }>; real?: LeadCallPort; recorder: LeadCallPort } {
-  const dispatched: Array<{ tenantId: string; input: LeadDispatchInput }> = [];
+type Dialed = { tenantId: string; input: Omit<LeadDispatchInput, 'lead_job_id'> & { lead_job_id?: number } };
+export function recordingCalls(srv: Srv): { dispatched: Dialed[]; real?: LeadCallPort; recorder: LeadCallPort } {
+  const dispatched: Dialed[] = [];
   let n = 0;
   const recorder: LeadCallPort = {
     async dispatch(tenantId, input) {
@@ -31,6 +34,16 @@ export function recordingCalls(srv: Srv): { dispatched: Array<{ tenantId: string
     },
   };
   const real = srv.services.leads.calls as LeadCallPort | undefined;
+  if (real?.prepareDispatch) {
+    const prepare = real.prepareDispatch.bind(real);
+    Object.assign(recorder, {
+      maxConcurrentPerTenant: real.maxConcurrentPerTenant,
+      prepareDispatch(tenantId: string, input: Omit<LeadDispatchInput, 'lead_job_id'>) {
+        const dial = prepare(tenantId, input);
+        return { item: dial.item, start: () => { dispatched.push({ tenantId, input }); return { id: dial.item.id, status: 'queued' }; } };
+      },
+    });
+  }
   srv.services.leads.calls = recorder;
   return { dispatched, real, recorder };
 }

@@ -1,0 +1,100 @@
+-- A lead that may be dialed now is dialed in its own statement (src/leads/service.ts). Before, create_leads (044)
+-- stored the lead with a 'claimed' call job and committed; the service then dispatched the call through the call
+-- engine's batch (dispatch_calls, 013), which marked the lead dispatched and the job done and committed again. So
+-- every dialed lead cost two group-committed statements, a job row written twice and the lead row written twice.
+-- Now an item may carry `dial`, a dispatch_calls item (built by the call engine, src/calls/service.ts): create_leads
+-- stores the lead already 'dispatched' with that call's id, without a job, and after the loop dispatches every
+-- such item with one call of dispatch_calls (its tenant lock, exact active count and concurrency limit). The lead
+-- and its call commit together, so there is nothing for a job to recover: once committed, the call is the call
+-- engine's. An item the engine refuses is corrected before commit, as the scheduler (src/leads/dispatcher.ts)
+-- would: concurrency_limited → 'scheduled' (reason retry:concurrency_limited) at retry_at with a pending job;
+-- any other refusal → 'failed' with that outcome as reason. Items without `dial` follow 044's rules unchanged.
+-- The commit is synchronous: the lead and its call are durable before the caller hears 201.
+-- Lock order: the number locks of the batch, in (tenant, number) order, then the tenants' dispatch locks in tenant
+-- order (dispatch_calls); every writer takes them in that order, so batches cannot deadlock.
+-- o_call is dispatch_calls' answer for a dialed item (null otherwise): the engine starts the call from it.
+-- NOTE: semicolons in the body are followed by a comment on the same line (see 011 and src/db/migrate.ts).
+DROP FUNCTION IF EXISTS create_leads(jsonb, boolean);
+
+CREATE FUNCTION create_leads(p_items jsonb, p_instance text, p_limit integer)
+RETURNS TABLE (o_i integer, o_duplicate boolean, o_job_id bigint, o_lead jsonb, o_call jsonb)
+LANGUAGE plpgsql VOLATILE AS $fn$
+DECLARE
+  r record; -- one lead
+  d record; -- one dispatch answer
+  v_dup leads; -- an earlier lead of the number inside the window
+  v_dnd boolean; -- the number is blocked by the DND registry
+  v_dial boolean; -- the item is dialed in this statement
+  v_lead leads; -- the stored lead
+  v_job bigint; -- its call job
+  v_dials jsonb := '[]'::jsonb; -- dispatch_calls items of the batch
+  v_held jsonb := '{}'::jsonb; -- i -> {lead, retry_at} of the dialed items, answered after the dispatch
+BEGIN
+  FOR r IN SELECT * FROM jsonb_to_recordset(p_items) AS t(i integer, id text, tenant text, name text, e164 text, source text,
+      domain text, timezone text, conversation_id text, call_status text, call_reason text, scheduled_for timestamptz,
+      created_by text, created_at timestamptz, agent_id text, fallback_text text, meta jsonb, job_status text,
+      job_due timestamptz, job_instance text, dnd_at timestamptz, dup_since timestamptz, dial jsonb, retry_at timestamptz)
+      ORDER BY t.tenant, t.e164, t.i LOOP
+    IF r.dup_since IS NOT NULL THEN
+      PERFORM pg_advisory_xact_lock(hashtext('lead:' || r.tenant || ':' || r.e164)); -- one writer per number until commit
+      SELECT * INTO v_dup FROM leads l WHERE l.tenant_id = r.tenant AND l.e164 = r.e164 AND l.created_at > r.dup_since
+        ORDER BY l.created_at DESC LIMIT 1; -- the newest inside the window
+      IF FOUND THEN
+        RETURN QUERY SELECT r.i, true, NULL::bigint, to_jsonb(v_dup), NULL::jsonb; -- the duplicate
+        CONTINUE; -- next item
+      END IF; -- a duplicate answers
+    END IF; -- duplicate check
+    v_dnd := r.dnd_at IS NOT NULL
+      AND EXISTS (SELECT 1 FROM dnd_numbers n WHERE n.tenant_id = r.tenant AND n.e164 = r.e164)
+      AND NOT EXISTS (SELECT 1 FROM consents c WHERE c.tenant_id = r.tenant AND c.e164 = r.e164 AND c.consented_at <= r.dnd_at); -- DND gate
+    v_dial := r.dial IS NOT NULL AND jsonb_typeof(r.dial) = 'object' AND r.job_status = 'claimed' AND NOT v_dnd; -- dialed here
+    INSERT INTO conversations (id, tenant_id, domain, lead_id) VALUES (r.conversation_id, r.tenant, r.domain, r.id); -- its conversation
+    INSERT INTO conversation_messages (conversation_id, tenant_id, role, text, meta)
+      VALUES (r.conversation_id, r.tenant, 'agent',
+        COALESCE((SELECT a.disclosure_script FROM agents a WHERE a.tenant_id = r.tenant AND a.id = r.agent_id), r.fallback_text), r.meta); -- the disclosure
+    INSERT INTO leads (id, tenant_id, name, e164, source, domain, timezone, conversation_id, call_id, call_status, call_reason, scheduled_for, created_by, created_at)
+      VALUES (r.id, r.tenant, r.name, r.e164, r.source, r.domain, r.timezone, r.conversation_id,
+        CASE WHEN v_dial THEN r.dial->>'id' END,
+        CASE WHEN v_dnd THEN 'blocked' WHEN v_dial THEN 'dispatched' ELSE r.call_status END,
+        CASE WHEN v_dnd THEN 'dnd' WHEN v_dial THEN NULL ELSE r.call_reason END,
+        CASE WHEN v_dnd OR v_dial THEN NULL ELSE r.scheduled_for END, r.created_by, r.created_at)
+      RETURNING * INTO v_lead; -- the lead (its call's outcome is checked below)
+    IF v_dial THEN
+      v_dials := v_dials || jsonb_build_array(r.dial || jsonb_build_object('i', r.i)); -- dispatched after the loop
+      v_held := v_held || jsonb_build_object(r.i::text, jsonb_build_object('lead', to_jsonb(v_lead), 'retry_at', r.retry_at)); -- answered then
+      CONTINUE; -- next item
+    END IF; -- dialed here
+    v_job := NULL; -- per item
+    IF r.job_status IS NOT NULL AND NOT v_dnd THEN
+      INSERT INTO lead_call_jobs (tenant_id, lead_id, due_at, status, claimed_at, claimed_by, attempts)
+        VALUES (r.tenant, r.id, r.job_due, r.job_status, CASE WHEN r.job_status = 'claimed' THEN now() END,
+          CASE WHEN r.job_status = 'claimed' THEN r.job_instance END, CASE WHEN r.job_status = 'claimed' THEN 1 ELSE 0 END)
+        RETURNING id INTO v_job; -- its call job
+    END IF; -- job
+    RETURN QUERY SELECT r.i, false, v_job, to_jsonb(v_lead), NULL::jsonb; -- the stored lead
+  END LOOP; -- every item stored
+  IF jsonb_array_length(v_dials) = 0 THEN
+    RETURN; -- nothing to dial
+  END IF; -- dials
+  FOR d IN SELECT * FROM dispatch_calls(v_dials, p_instance, p_limit) LOOP
+    IF d.o_outcome = 'ok' THEN
+      RETURN QUERY SELECT d.o_i, false, NULL::bigint, v_held->(d.o_i::text)->'lead', to_jsonb(d); -- dialed
+      CONTINUE; -- next answer
+    END IF; -- dialed
+    SELECT * INTO v_lead FROM jsonb_populate_record(NULL::leads, v_held->(d.o_i::text)->'lead'); -- the lead as stored above
+    v_job := NULL; -- per item
+    IF d.o_outcome = 'concurrency_limited' THEN
+      INSERT INTO lead_call_jobs (tenant_id, lead_id, due_at, status, attempts)
+        VALUES (v_lead.tenant_id, v_lead.id, (v_held->(d.o_i::text)->>'retry_at')::timestamptz, 'pending', 1)
+        RETURNING id INTO v_job; -- retried by the scheduler
+      UPDATE leads SET call_id = NULL, call_status = 'scheduled', call_reason = 'retry:concurrency_limited',
+          scheduled_for = (v_held->(d.o_i::text)->>'retry_at')::timestamptz
+        WHERE id = v_lead.id RETURNING * INTO v_lead; -- waits for a free slot
+    ELSE
+      UPDATE leads SET call_id = NULL, call_status = 'failed', call_reason = d.o_outcome
+        WHERE id = v_lead.id RETURNING * INTO v_lead; -- refused for good
+    END IF; -- refusal recorded
+    RETURN QUERY SELECT d.o_i, false, v_job, to_jsonb(v_lead), to_jsonb(d); -- not dialed
+  END LOOP; -- every dial answered
+END
+$fn$;

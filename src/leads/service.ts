@@ -46,7 +46,7 @@ export class LeadService {
   }) {
     this.repo = new LeadRepo(o.db);
     this.#creates = new Batcher((items) => this.repo.createMany(items, o.instanceId, o.calls()?.maxConcurrentPerTenant ?? 0),
-      { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 2 });
+      { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 1 });
   }
 
   async create(by: { tenantId: string; sub: string }, input: LeadInput): Promise<{ lead: LeadView; duplicate: boolean }> {

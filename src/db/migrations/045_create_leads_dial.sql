@@ -27,8 +27,11 @@ DECLARE
   v_dial boolean; -- the item is dialed in this statement
   v_lead leads; -- the stored lead
   v_job bigint; -- its call job
-  v_dials jsonb := '[]'::jsonb; -- dispatch_calls items of the batch
-  v_held jsonb := '{}'::jsonb; -- i -> {lead, retry_at} of the dialed items, answered after the dispatch
+  v_dials jsonb[] := '{}'; -- dispatch_calls items of the batch (arrays append in place; jsonb || would copy)
+  v_held leads[] := '{}'; -- the dialed items' leads, answered after the dispatch, in v_dials' order
+  v_held_i integer[] := '{}'; -- their item numbers
+  v_retry timestamptz[] := '{}'; -- their retry times
+  v_k integer; -- a position in those arrays
 BEGIN
   FOR r IN SELECT * FROM jsonb_to_recordset(p_items) AS t(i integer, id text, tenant text, name text, e164 text, source text,
       domain text, timezone text, conversation_id text, call_status text, call_reason text, scheduled_for timestamptz,
@@ -60,8 +63,10 @@ BEGIN
         CASE WHEN v_dnd OR v_dial THEN NULL ELSE r.scheduled_for END, r.created_by, r.created_at)
       RETURNING * INTO v_lead; -- the lead (its call's outcome is checked below)
     IF v_dial THEN
-      v_dials := v_dials || jsonb_build_array(r.dial || jsonb_build_object('i', r.i)); -- dispatched after the loop
-      v_held := v_held || jsonb_build_object(r.i::text, jsonb_build_object('lead', to_jsonb(v_lead), 'retry_at', r.retry_at)); -- answered then
+      v_dials := array_append(v_dials, r.dial || jsonb_build_object('i', r.i)); -- dispatched after the loop
+      v_held := array_append(v_held, v_lead); -- answered then
+      v_held_i := array_append(v_held_i, r.i); -- keyed by item
+      v_retry := array_append(v_retry, r.retry_at); -- when a refusal is retried
       CONTINUE; -- next item
     END IF; -- dialed here
     v_job := NULL; -- per item
@@ -73,22 +78,23 @@ BEGIN
     END IF; -- job
     RETURN QUERY SELECT r.i, false, v_job, to_jsonb(v_lead), NULL::jsonb; -- the stored lead
   END LOOP; -- every item stored
-  IF jsonb_array_length(v_dials) = 0 THEN
+  IF cardinality(v_dials) = 0 THEN
     RETURN; -- nothing to dial
   END IF; -- dials
-  FOR d IN SELECT * FROM dispatch_calls(v_dials, p_instance, p_limit) LOOP
+  FOR d IN SELECT * FROM dispatch_calls(to_jsonb(v_dials), p_instance, p_limit) LOOP
+    v_k := array_position(v_held_i, d.o_i); -- its lead
+    v_lead := v_held[v_k]; -- as stored above
     IF d.o_outcome = 'ok' THEN
-      RETURN QUERY SELECT d.o_i, false, NULL::bigint, v_held->(d.o_i::text)->'lead', to_jsonb(d); -- dialed
+      RETURN QUERY SELECT d.o_i, false, NULL::bigint, to_jsonb(v_lead), to_jsonb(d); -- dialed
       CONTINUE; -- next answer
     END IF; -- dialed
-    SELECT * INTO v_lead FROM jsonb_populate_record(NULL::leads, v_held->(d.o_i::text)->'lead'); -- the lead as stored above
     v_job := NULL; -- per item
     IF d.o_outcome = 'concurrency_limited' THEN
       INSERT INTO lead_call_jobs (tenant_id, lead_id, due_at, status, attempts)
-        VALUES (v_lead.tenant_id, v_lead.id, (v_held->(d.o_i::text)->>'retry_at')::timestamptz, 'pending', 1)
+        VALUES (v_lead.tenant_id, v_lead.id, v_retry[v_k], 'pending', 1)
         RETURNING id INTO v_job; -- retried by the scheduler
       UPDATE leads SET call_id = NULL, call_status = 'scheduled', call_reason = 'retry:concurrency_limited',
-          scheduled_for = (v_held->(d.o_i::text)->>'retry_at')::timestamptz
+          scheduled_for = v_retry[v_k]
         WHERE id = v_lead.id RETURNING * INTO v_lead; -- waits for a free slot
     ELSE
       UPDATE leads SET call_id = NULL, call_status = 'failed', call_reason = d.o_outcome

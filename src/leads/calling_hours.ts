@@ -14,17 +14,36 @@ function fmt(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** Local wall-clock fields of `at` in `tz`. */
-function local(at: Date, tz: string) {
+/** Offset of `tz` from UTC at instant `at`, in ms (local = utc + offset), read with Intl (slow: see offsetMs). */
+function formattedOffsetMs(at: Date, tz: string): number {
   const p: Record<string, number> = {};
   for (const part of fmt(tz).formatToParts(at)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-  return { y: p.year, mo: p.month, d: p.day, h: p.hour, mi: p.minute, s: p.second };
+  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(at.getTime() / 1000) * 1000;
 }
 
-/** Offset of `tz` from UTC at instant `at`, in ms (local = utc + offset). */
+/**
+ * Offset of `tz` from UTC at instant `at`, in ms, memoised per zone and quarter hour of UTC time: every zone's
+ * offset today is a multiple of 15 minutes and changes at a local wall-clock time on a quarter hour, so it is
+ * constant within each UTC quarter hour. formatToParts was the costliest step of a lead's gate.
+ */
+const QUARTER_HOUR_MS = 900_000;
+const offsets = new Map<string, number>();
 function offsetMs(at: Date, tz: string): number {
-  const l = local(at, tz);
-  return Date.UTC(l.y, l.mo - 1, l.d, l.h, l.mi, l.s) - Math.floor(at.getTime() / 1000) * 1000;
+  const bucket = Math.floor(at.getTime() / QUARTER_HOUR_MS);
+  const key = `${tz} ${bucket}`;
+  let off = offsets.get(key);
+  if (off === undefined) {
+    off = formattedOffsetMs(new Date(bucket * QUARTER_HOUR_MS), tz);
+    if (offsets.size >= 10_000) offsets.clear();
+    offsets.set(key, off);
+  }
+  return off;
+}
+
+/** Local wall-clock fields of `at` in `tz`. */
+function local(at: Date, tz: string) {
+  const l = new Date(at.getTime() + offsetMs(at, tz));
+  return { y: l.getUTCFullYear(), mo: l.getUTCMonth() + 1, d: l.getUTCDate(), h: l.getUTCHours(), mi: l.getUTCMinutes(), s: l.getUTCSeconds() };
 }
 
 /** The instant at which the local wall clock of `tz` reads y-mo-d h:00 (two passes settle DST shifts). */

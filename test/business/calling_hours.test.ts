@@ -34,3 +34,26 @@ t.test('unknown country falls back to UTC; phone normalisation', async (t) => {
   t.equal(toE164('+1 (202) 555-0123', 'IN'), '+12025550123');
   t.throws(() => toE164('12345', 'IN'), { code: 'validation_failed' });
 });
+
+t.test('the memoised zone offsets agree with Intl minute by minute across DST changes and odd offsets', async (t) => {
+  // isOpen reads the local hour through offsets cached per UTC quarter hour; Intl is the reference.
+  const { isOpen } = await import('../../src/leads/calling_hours.js');
+  const hourIn = (d: Date, tz: string) => Number(new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', hour: '2-digit' }).format(d));
+  const cases: Array<[string, string]> = [
+    ['America/New_York', '2026-03-08T05:00:00Z'], ['America/New_York', '2026-11-01T04:00:00Z'],
+    ['Europe/London', '2026-03-29T00:00:00Z'], ['Europe/London', '2026-10-25T00:00:00Z'],
+    ['Australia/Adelaide', '2026-04-04T15:00:00Z'], ['Asia/Kathmandu', '2026-01-10T02:00:00Z'],
+    ['Pacific/Chatham', '2026-04-04T12:00:00Z'], ['Asia/Kolkata', '2026-01-10T03:00:00Z'],
+  ];
+  let mismatches = 0;
+  for (const [tz, from] of cases) {
+    for (let m = 0; m < 6 * 60; m += 1) {
+      const d = new Date(new Date(from).getTime() + m * 60_000 + 59_000);
+      for (const [start, end] of [[9, 21], [0, 24], [1, 3], [2, 4]] as const) {
+        const h = hourIn(d, tz);
+        if (isOpen(d, tz, { startHour: start, endHour: end }) !== (h >= start && h < end)) mismatches += 1;
+      }
+    }
+  }
+  t.equal(mismatches, 0);
+});

@@ -9,10 +9,11 @@
  * and when that is unreachable the embedded PGlite. The first line of the report says which one was used.
  *
  * Every lead goes through the full path: E.164 normalisation, DND/consent/calling-hours gate (the lead carries a
- * time zone where it is daytime now, so it is dialed), disclosure conversation, job row, dispatch through the
- * call engine. Calls go to the simulator's busy number (+15005550002) so the simulated calls end at once and the
- * figures are the API's, not those of thousands of simulated conversations running on the same two cores (each
- * busy call still costs its runner a few statements: dialing, busy, two status items, the end notification).
+ * time zone where it is daytime now, so it is dialed), disclosure conversation, and its call dispatched through
+ * the call engine in the lead's own statement (migration 045). Calls go to the simulator's busy number
+ * (+15005550002) so the simulated calls end at once and the figures are the API's, not those of thousands of
+ * simulated conversations running on the same two cores (each busy call still costs its runner a few statements:
+ * dialing, busy, two status items, the end notification).
  * Duplicate detection is off (LEAD_DUPLICATE_WINDOW_SECONDS=0) because every lead uses that one number.
  *
  * Each POST route runs three times: at full speed with `connections` clients (autocannon: capacity), offered

@@ -20,9 +20,10 @@
  * 1,500 req/s at a constant rate (bench/open_loop.ts, latency from each request's due time: the target's verdict),
  * and offered 1,500 req/s by autocannon's overallRate, shown for comparison only: that mode sends a burst from
  * every connection at the start of each second (see bench/open_loop.ts), so its latencies are a closed-loop
- * burst's, not a sustained rate's. Columns svc_cpu_ms / pg_cpu_ms / loadgen_cpu_ms: CPU time (user + system, /proc) per request of the service process and of the
- * PostgreSQL backends serving it (found by application_name), including the simulated calls' background work, and
- * of autocannon itself (it shares the two cores).
+ * burst's, not a sustained rate's. Columns svc_cpu_ms / pg_cpu_ms / loadgen_cpu_ms: CPU time (user + system,
+ * /proc) per request of the service process and of the PostgreSQL backends serving it (found by application_name),
+ * including the simulated calls' background work, and of the load generator itself (it shares the two cores).
+ * steal_pct: the share of this machine's CPU time its hypervisor gave to others during the run (see hostCpu).
  * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_CPU_PROF=<dir> writes a
  * V8 CPU profile of the service; BENCH_WITHOUT_RUNNER=1 stores and announces calls without driving them;
  * BENCH_LEADS_WITHOUT_ENGINE=1 lets leads dial a no-op port; DB_POOL_MAX sizes the service's pool.
@@ -119,6 +120,17 @@ async function cpuSeconds(): Promise<{ service: number; postgres: number }> {
   return { service: ticks(child.pid!), postgres: pids.reduce((s, r) => s + ticks(r.pid), 0) };
 }
 
+/**
+ * This machine's CPU counters (/proc/stat, all cores): `steal` is time the hypervisor gave our virtual cores to
+ * someone else. It varies from run to run and explains most of the variance of these figures, so each row shows it.
+ */
+function hostCpu(): { steal: number; total: number } {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { steal: f[7] ?? 0, total: f.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch { return { steal: 0, total: 0 }; }
+}
+
 // Table statistics, as autovacuum keeps them in production: this machine's PostgreSQL runs with autovacuum off,
 // and on never-analyzed tables the planner ties a tenant index with the primary key for `tenant_id = $1 AND
 // id = $2` and may scan every row of the tenant on each lookup. The warm-up above gave the tables rows to measure.
@@ -143,6 +155,7 @@ for (const c of selected) {
     : [{ label: 'max', kind: 'max' }, { label: `@${TARGET_RATE} open loop`, kind: 'open' }, { label: `@${TARGET_RATE} autocannon`, kind: 'autocannon-rate' }];
   for (const run of runs) {
     const before = await cpuSeconds();
+    const hostBefore = hostCpu();
     const load = process.cpuUsage();
     let m: { rate: number; total: number; p50: number; p99: number; max: number; ok: number; non2xx: number; errors: number };
     if (run.kind === 'open') {
@@ -160,6 +173,7 @@ for (const c of selected) {
     }
     const loadUs = process.cpuUsage(load);
     const after = await cpuSeconds();
+    const host = hostCpu();
     const perReq = (a: number, b: number) => (m.total ? Number((((b - a) * 1000) / m.total).toFixed(2)) : 0);
     const sustained = m.rate >= TARGET_RATE * 0.98 && m.p99 < 25 && m.errors === 0 && m.non2xx === 0;
     rows.push({
@@ -168,6 +182,7 @@ for (const c of selected) {
       // CPU per request, ms: the service process, and the postgres backends serving it
       svc_cpu_ms: perReq(before.service, after.service), pg_cpu_ms: perReq(before.postgres, after.postgres),
       loadgen_cpu_ms: perReq(0, (loadUs.user + loadUs.system) / 1e6),
+      steal_pct: Math.round((100 * (host.steal - hostBefore.steal)) / Math.max(1, host.total - hostBefore.total)),
       target: run.kind === 'open' ? (sustained ? 'met' : 'missed') : '-',
     });
   }

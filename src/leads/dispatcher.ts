@@ -2,10 +2,11 @@
  * Places a lead's call through a durable job (table lead_call_jobs). A lead dialed at once is normally dialed in
  * its own statement with no job (migration 045); a job exists for a lead waiting for its calling window
  * ("pending"), one refused for the tenant's concurrency limit (retried, "pending"), and one dialed inline through
- * a call port that cannot dial inside the lead's statement ("claimed" at once by the creating instance). Any instance's periodic claim (UPDATE … WHERE id IN (… FOR
- * UPDATE SKIP LOCKED)) picks up due jobs and jobs whose claim lease expired (the claiming instance died), so a
- * restart loses nothing and two instances never claim the same job. Before dialing, a call already carrying the lead id is looked for,
- * so an expired lease after a successful dial does not dial twice.
+ * a call port that cannot dial inside the lead's statement ("claimed" at once by the creating instance). Any
+ * instance's periodic claim (UPDATE … WHERE id IN (… FOR UPDATE SKIP LOCKED)) picks up due jobs and jobs whose
+ * claim lease expired (the claiming instance died), so a restart loses nothing and two instances never claim the
+ * same job. Before dialing, a call already carrying the lead id is looked for, so an expired lease after a
+ * successful dial does not dial twice.
  */
 import type { Db } from '../db/db.js';
 import { ApiError } from '../errors.js';

@@ -42,7 +42,7 @@ export class LeadRepo {
   constructor(private db: Queryable) {}
 
   /**
-   * Stores leads of one group commit (create_leads, migration 044): per item the duplicate check (with
+   * Stores leads of one group commit (create_leads, migrations 044-045): per item the duplicate check (with
    * `dupSince`), the DND half of the gate (with `dndAt`), the conversation opening with the agent's disclosure,
    * the lead and its call: dispatched in the same statement (`dial`, migration 045, under the engine's
    * `dispatchLimit`) or a job. Answers each item in order.

@@ -45,6 +45,8 @@ export class LeadService {
     defaultRegion: string; duplicateWindowSeconds: number;
   }) {
     this.repo = new LeadRepo(o.db);
+    // One batch in flight, as for dispatches (src/calls/service.ts): a batch that dials holds its tenant's dispatch
+    // lock until commit, so a second one would mostly wait for it inside PostgreSQL.
     this.#creates = new Batcher((items) => this.repo.createMany(items, o.instanceId, o.calls()?.maxConcurrentPerTenant ?? 0),
       { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 1 });
   }

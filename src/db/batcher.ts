@@ -2,7 +2,8 @@
  * Group commit for hot write paths: items pushed while a batch is in flight wait and go together in the next
  * one, so under load N writes cost one round trip and one commit instead of N, and at low load an item goes at
  * once (no timer, no added latency). A batch holds at most one item per key (two appends to one call's
- * counter row cannot share a statement); later items of that key wait for a later batch, in order.
+ * counter row cannot share a statement); later items of that key wait for a later batch, in order, which does
+ * not start while a batch holding that key is in flight (two racing statements could apply them in either order).
  * When a batch of several fails as a whole, each item is retried alone, so one bad item fails only itself.
  */
 /**
@@ -20,13 +21,15 @@ export interface BatcherOptions<I> {
   maxBatch: number;
   /** batches in flight at once (each holds a pooled connection while it runs) */
   maxInFlight: number;
-  /** items with equal keys never share a batch */
+  /** items with equal keys never share a batch, nor run in two batches at once: they go in push order */
   key?: (item: I) => string;
 }
 
 export class Batcher<I, O> {
   readonly #queue: Pending<I, O>[] = [];
   #inFlight = 0;
+  /** keys of the items in flight (with `key`: each in one batch at most) */
+  readonly #keysInFlight = new Set<string>();
 
   /** `run` answers every item of a batch, in order (an Error element fails that item only). */
   constructor(private readonly run: (items: I[]) => Promise<Array<O | Error>>, private readonly o: BatcherOptions<I>) {}
@@ -44,19 +47,25 @@ export class Batcher<I, O> {
   #pump(): void {
     while (this.#inFlight < this.o.maxInFlight && this.#queue.length) {
       const batch = this.#take();
+      if (!batch.length) return; // all that waits shares a key with a batch in flight
       this.#inFlight += 1;
-      void this.#settle(batch).finally(() => { this.#inFlight -= 1; this.#pump(); });
+      if (this.o.key) for (const p of batch) this.#keysInFlight.add(p.key);
+      void this.#settle(batch).finally(() => {
+        this.#inFlight -= 1;
+        if (this.o.key) for (const p of batch) this.#keysInFlight.delete(p.key);
+        this.#pump();
+      });
     }
   }
 
-  /** The oldest items, at most one per key, leaving the others queued in their order. */
+  /** The oldest items, at most one per key and none of a key in flight, leaving the others queued in their order. */
   #take(): Pending<I, O>[] {
     if (!this.o.key) return this.#queue.splice(0, this.o.maxBatch);
     const batch: Pending<I, O>[] = [];
     const keys = new Set<string>();
     for (let i = 0; i < this.#queue.length && batch.length < this.o.maxBatch;) {
       const p = this.#queue[i];
-      if (keys.has(p.key)) { i += 1; continue; }
+      if (keys.has(p.key) || this.#keysInFlight.has(p.key)) { i += 1; continue; }
       keys.add(p.key);
       batch.push(p);
       this.#queue.splice(i, 1);

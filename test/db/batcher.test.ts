@@ -67,3 +67,23 @@ t.test('maxInFlight 2 runs two batches at once', async (t) => {
   await Promise.all([1, 2, 3, 4].map((i) => b.push(i)));
   t.equal(peak, 2);
 });
+
+t.test('a key in flight holds its later items back even with a free slot; other keys go past', async (t) => {
+  const batches: string[][] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const b = new Batcher<string, string>(async (items) => {
+    batches.push(items);
+    if (batches.length === 1) await gate;
+    return items;
+  }, { maxBatch: 10, maxInFlight: 2, key: (s) => s.split(':')[0] });
+  const first = b.push('a:1');
+  await tick();
+  const later = [b.push('a:2'), b.push('b:1')];
+  await tick();
+  t.same(batches, [['a:1'], ['b:1']], "a:2 waits for a:1's batch; b:1 takes the free slot");
+  release();
+  t.same(await Promise.all([first, ...later]), ['a:1', 'a:2', 'b:1']);
+  t.same(batches, [['a:1'], ['b:1'], ['a:2']]);
+  t.notOk(b.busy);
+});

@@ -58,6 +58,8 @@ const schema = z.object({
   CAMPAIGN_TICK_MS: intFrom(0, 3600 * 1000).default(1000),
   /** a contact claimed but never linked to a call is released after this long (crash between claim and dispatch) */
   CAMPAIGN_CLAIM_LEASE_SECONDS: intFrom(5, 3600).default(120),
+  /** an engine not seen for this long is dead: any other ends its live calls (failed, instance_lost) */
+  CALL_INSTANCE_LEASE_SECONDS: intFrom(5, 3600).default(60),
   INBOUND_WEBHOOK_TOLERANCE_SECONDS: intFrom(1, 3600).default(300),
   // Business A (conversation demo, leads, DND, handoffs).
   /** region for phone numbers given without a country code (ISO 3166 alpha-2) */

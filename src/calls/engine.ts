@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { withDefaultTimeouts } from '../adapters/defaults.js';
 import type { AdapterSet } from '../adapters/types.js';
@@ -22,6 +23,7 @@ import type { ToolRunner } from '../tools/types.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSecrets } from '../webhooks/secrets.js';
+import { EngineInstances } from './instances.js';
 import { CallRunner } from './runner.js';
 import { CallService } from './service.js';
 
@@ -33,6 +35,8 @@ export interface CallEngine {
   deliverer: WebhookDeliverer;
   signer: RecordingSigner;
   pool: AudioPool;
+  /** this engine's liveness row and the sweep of dead engines' calls */
+  instances: EngineInstances;
   mediaUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
    * Replaces some adapters of the call pipeline from now on (running calls included): failure injection in
@@ -56,8 +60,11 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   const recordingUrl = (id: string) => signer.url(config.publicBaseUrl, id);
   const ownPool = !d.pool;
   const pool = d.pool ?? new AudioPool({ threads: config.AUDIO_THREADS > 0 ? config.AUDIO_THREADS : undefined });
+  // Unique per process start: a restarted process (same host, and in a container often the same pid) must not
+  // take over its predecessor's calls as if they were live here (src/calls/instances.ts ends them).
+  const instanceId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const calls = new CallService({ db, log, agents: d.agents, events: d.events, maxConcurrentPerTenant: config.MAX_CONCURRENT_CALLS_PER_TENANT,
-    instanceId: `${hostname()}:${process.pid}`, recordingUrl });
+    instanceId, recordingUrl });
   const outbox = new WebhookOutbox(db);
   const secrets = new WebhookSecrets(db);
   const deliverer = new WebhookDeliverer({ outbox, secrets, log, baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, pollMs: config.WEBHOOK_POLL_MS });
@@ -70,13 +77,15 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, callees });
   calls.attachRunner(runner);
   deliverer.start();
+  const instances = new EngineInstances({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, runner });
+  const registered = instances.start().catch((err) => log.warn({ err }, 'engine instance registration failed'));
   const upgrade = twilioUpgradeHandler({
     log, authToken: config.SERVICE_MODE === 'live' ? config.TWILIO_AUTH_TOKEN : undefined, signedUrl: mediaUrl,
     onStream: (s) => runner.attachStream(s.start.customParameters.call_id ?? '', s),
   });
   let closing: Promise<void> | undefined;
   return {
-    calls, runner, outbox, secrets, deliverer, signer, pool,
+    calls, runner, outbox, secrets, deliverer, signer, pool, instances,
     mediaUpgrade: upgrade,
     overrideAdapters(o) {
       const before = { ...adapters };
@@ -91,6 +100,8 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     },
     close: () => (closing ??= (async () => {
       await runner.close();
+      await registered;
+      await instances.close();
       // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
       upgrade.closeAll();
       await callees.close();

@@ -160,6 +160,16 @@ export class CallRunner implements CallRunnerPort {
     this.d.calls.notifyEnded({ id: row.id, tenant_id: row.tenant_id, status: to, ended_reason: reason, campaign_id: row.campaign_id });
   }
 
+  /**
+   * Ends a call whose instance died (src/calls/instances.ts) the way this runner ends its own: failed, reason
+   * instance_lost, with its transition, status item, webhook and campaign listeners. Refused (a no-op) when the
+   * call has moved since `row` was read.
+   */
+  async endLost(row: CallRow): Promise<void> {
+    if (this.live.has(row.id)) return; // ours after all
+    await this.#finish(row, row.status, 'failed', 'instance_lost');
+  }
+
   async close(): Promise<void> {
     for (const l of this.live.values()) { l.endReason = 'server_shutdown'; l.session?.finish('server_shutdown'); l.dial.abort(); }
     await Promise.allSettled([...this.#running]);

@@ -50,6 +50,7 @@ export const NOT_SUBJECT_DATA: Record<string, string> = {
   users: 'operator/admin accounts, not call subjects',
   api_keys: 'service credentials (hashed)',
   agents: 'agent scripts and settings',
+  engine_instances: 'call engine processes alive (host:pid ids and heartbeat times)',
   tenant_privacy_settings: 'retention period per tenant',
   privacy_audit: 'holds only the subject hash, counts, actor and time: the proof of erasure must survive it',
   campaigns: 'campaign settings; contacts live in campaign_contacts',

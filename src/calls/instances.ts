@@ -1,0 +1,68 @@
+/**
+ * Liveness of call engines (table engine_instances, migration 047). Each engine renews its row every quarter
+ * lease; on the same tick it looks for instances whose row is older than the lease, ends their live calls as
+ * failed (ended_reason instance_lost) through the runner's usual end (status, transition, status item, webhook,
+ * campaign listeners), then forgets the instance. A call ends once whichever engines sweep at the same time: its
+ * move is conditional on the status it was read in. An instance that was only stalled past its lease finds its
+ * calls ended and its own moves refused; the lease (CALL_INSTANCE_LEASE_SECONDS) is long to keep that rare.
+ */
+import type { Db } from '../db/db.js';
+import type { Logger } from '../log.js';
+import type { CallRow } from './repo.js';
+
+/** The most calls of one dead instance ended per sweep (the rest on the next tick). */
+const SWEEP_BATCH = 500;
+const LIVE = `('queued', 'dialing', 'ringing', 'in_progress')`;
+
+export interface LostCallEnder { endLost(row: CallRow): Promise<void> }
+
+export class EngineInstances {
+  #timer?: NodeJS.Timeout;
+  #tick?: Promise<unknown>;
+
+  constructor(private readonly o: { db: Db; log: Logger; instanceId: string; leaseSeconds: number; runner: LostCallEnder }) {}
+
+  /** Registers this instance and renews it every quarter lease, sweeping dead ones on the same tick. */
+  async start(): Promise<void> {
+    this.#timer = setInterval(() => {
+      if (this.#tick) return;
+      this.#tick = this.renew().then(() => this.sweep())
+        .catch((err) => this.o.log.warn({ err }, 'engine liveness tick failed'))
+        .finally(() => { this.#tick = undefined; });
+    }, Math.max(250, (this.o.leaseSeconds * 1000) / 4));
+    this.#timer.unref();
+    await this.renew(); // a failure here is retried by the next tick
+  }
+
+  async renew(): Promise<void> {
+    await this.o.db.query(`INSERT INTO engine_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()`, [this.o.instanceId]);
+  }
+
+  /** Ends the live calls of instances not seen for the lease; returns how many calls were ended. */
+  async sweep(): Promise<number> {
+    const stale = await this.o.db.query<{ id: string }>(
+      `SELECT id FROM engine_instances WHERE id <> $1 AND seen_at < now() - make_interval(secs => $2)`, [this.o.instanceId, this.o.leaseSeconds]);
+    let ended = 0;
+    for (const { id } of stale.rows) {
+      // Rare (an instance died), so a scan of calls by status is acceptable here; no index is kept for it.
+      const live = await this.o.db.query<CallRow>(`SELECT * FROM calls WHERE instance_id = $1 AND status IN ${LIVE} LIMIT ${SWEEP_BATCH}`, [id]);
+      for (const row of live.rows) {
+        await this.o.runner.endLost(row).catch((err) => this.o.log.error({ err, call_id: row.id }, 'could not end a call of a lost instance'));
+        ended += 1;
+      }
+      if (live.rows.length < SWEEP_BATCH) {
+        await this.o.db.query(`DELETE FROM engine_instances WHERE id = $1 AND seen_at < now() - make_interval(secs => $2)`, [id, this.o.leaseSeconds]);
+        if (live.rows.length) this.o.log.warn({ instance_id: id, calls: live.rows.length }, 'ended the live calls of a lost instance');
+      }
+    }
+    return ended;
+  }
+
+  /** Stops renewing and removes this instance's row (its calls were ended by the runner's close). */
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#tick;
+    await this.o.db.query('DELETE FROM engine_instances WHERE id = $1', [this.o.instanceId]).catch(() => {});
+  }
+}

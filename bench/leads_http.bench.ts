@@ -154,6 +154,8 @@ for (const c of selected) {
   const runs: Run[] = c.method === 'GET' ? [{ label: 'max', kind: 'max' }]
     : [{ label: 'max', kind: 'max' }, { label: `@${TARGET_RATE} open loop`, kind: 'open' }, { label: `@${TARGET_RATE} autocannon`, kind: 'autocannon-rate' }];
   for (const run of runs) {
+    // Each row measures its own load: the previous run's simulated calls, WAL and garbage settle first.
+    await new Promise((r) => setTimeout(r, 2000));
     const before = await cpuSeconds();
     const hostBefore = hostCpu();
     const load = process.cpuUsage();

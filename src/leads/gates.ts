@@ -17,6 +17,8 @@ export type GateResult =
 export interface GateOptions {
   /** IANA zone of the callee when known (overrides the number's country) */
   timezone?: string | null;
+  /** the number's country when the caller already parsed it (parseE164), to spare a second parse */
+  country?: string;
   hours?: CallingHours;
 }
 
@@ -32,7 +34,7 @@ export async function checkCallGates(db: Queryable, tenantId: string, e164: stri
 
 /** The calling-hours half alone (no storage). */
 export function callingHoursGate(e164: string, now: Date, opts: GateOptions = {}): GateResult {
-  const zones = zonesFor(e164, opts.timezone);
+  const zones = zonesFor(e164, opts.timezone, opts.country);
   const next = nextWindowStart(now, zones, opts.hours ?? TRAI_HOURS);
   if (next && next.getTime() === now.getTime()) return { allowed: true };
   return { allowed: false, reason: 'calling_hours', ...(next ? { next_window_at: next.toISOString() } : {}) };

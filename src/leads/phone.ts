@@ -9,11 +9,19 @@ export const E164 = /^\+[1-9]\d{6,14}$/;
 
 /** Returns the E.164 form of `input`, or throws 400 validation_failed naming `field`. */
 export function toE164(input: string, defaultRegion: string, field = 'body.phone'): string {
+  return parseE164(input, defaultRegion, field).e164;
+}
+
+/**
+ * toE164, also giving the number's country (derived from the number itself, as a parse of the E.164 form would
+ * give it), so a caller that needs both (zonesFor) parses once: parsing is a lead's costliest validation step.
+ */
+export function parseE164(input: string, defaultRegion: string, field = 'body.phone'): { e164: string; country: string | undefined } {
   const p = parsePhoneNumberFromString(input.trim(), defaultRegion as CountryCode);
   if (!p || !p.isValid()) {
     throw new ApiError('validation_failed', `${field}: not a valid phone number`, { fields: [{ path: field, message: 'not a valid phone number' }] });
   }
-  return p.number;
+  return { e164: p.number, country: p.country };
 }
 
 /**
@@ -32,10 +40,13 @@ const COUNTRY_ZONES: Record<string, string[]> = {
   AU: ['Australia/Sydney', 'Australia/Adelaide', 'Australia/Perth'],
 };
 
-/** Zones for a number: explicit `timezone` wins; else from its country; unknown countries use UTC. */
-export function zonesFor(e164: string, timezone?: string | null): string[] {
+/**
+ * Zones for a number: explicit `timezone` wins; else from its country (`country` when the caller already parsed
+ * the number, see parseE164); unknown countries use UTC.
+ */
+export function zonesFor(e164: string, timezone?: string | null, knownCountry?: string): string[] {
   if (timezone) return [timezone];
-  const country = parsePhoneNumberFromString(e164)?.country;
+  const country = knownCountry ?? parsePhoneNumberFromString(e164)?.country;
   return (country && COUNTRY_ZONES[country]) || ['UTC'];
 }
 

@@ -14,7 +14,7 @@ import { DEFAULT_AGENT } from '../repos/agents.js';
 import { RETRY_DELAY_MS, type LeadDispatcher } from './dispatcher.js';
 import { callingHoursGate } from './gates.js';
 import { LeadRepo, type CreatedLead, type LeadRow, type NewLead } from './lead_repo.js';
-import { isTimeZone, toE164 } from './phone.js';
+import { isTimeZone, parseE164 } from './phone.js';
 import type { LeadCallPort, LeadCallView, LeadDial } from './types.js';
 
 export interface LeadInput { name: string; phone: string; source: string; domain: string; timezone?: string; agent_id?: string }
@@ -52,7 +52,7 @@ export class LeadService {
   }
 
   async create(by: { tenantId: string; sub: string }, input: LeadInput): Promise<{ lead: LeadView; duplicate: boolean }> {
-    const e164 = toE164(input.phone, this.o.defaultRegion);
+    const { e164, country } = parseE164(input.phone, this.o.defaultRegion);
     if (input.timezone && !isTimeZone(input.timezone)) {
       throw new ApiError('validation_failed', 'body.timezone: not an IANA time zone', { fields: [{ path: 'body.timezone', message: 'not an IANA time zone' }] });
     }
@@ -62,7 +62,7 @@ export class LeadService {
     const now = this.clock();
     // The calling-hours half of the gate is pure; its DND half is evaluated in the statement (dndAt = now), which
     // then overrides this outcome with 'blocked' (dnd) and creates no job.
-    const gate = callingHoursGate(e164, now, { timezone: input.timezone });
+    const gate = callingHoursGate(e164, now, { timezone: input.timezone, country });
     const scheduled = !gate.allowed && gate.reason === 'calling_hours' && gate.next_window_at;
     const id = newId('lead');
     const conversationId = newId('conv');

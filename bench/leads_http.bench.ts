@@ -5,7 +5,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/leads_http.bench.ts [seconds=10] [connections=32]
  *   npm run bench -- leads            (same defaults)
  *
- * Storage: DATABASE_URL when set (a fresh schema in it); unset, the local postgres://postgres@127.0.0.1:5432/test,
+ * Storage: DATABASE_URL when set (a fresh schema in it, dropped at the end); unset, the local postgres://postgres@127.0.0.1:5432/test,
  * and when that is unreachable the embedded PGlite. The first line of the report says which one was used.
  *
  * Every lead goes through the full path: E.164 normalisation, DND/consent/calling-hours gate (the lead carries a
@@ -24,8 +24,11 @@
  * /proc) per request of the service process and of the PostgreSQL backends serving it (found by application_name),
  * including the simulated calls' background work, and of the load generator itself (it shares the two cores).
  * steal_pct: the share of this machine's CPU time its hypervisor gave to others during the run (see hostCpu).
+ * gc_ms_per_s / gc_over_10ms: the service's garbage-collection pauses during the run (see gcPauses).
  * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_CPU_PROF=<dir> writes a
- * V8 CPU profile of the service; BENCH_WITHOUT_RUNNER=1 stores and announces calls without driving them;
+ * V8 CPU profile of the service; BENCH_NODE_FLAGS adds node/V8 flags to the service; BENCH_TRACE=<file> writes the
+ * open-loop run's latencies in due order (first line: its start, epoch ms; request i was due i / 1,500 s later;
+ * <file>.<route> per route); BENCH_WITHOUT_RUNNER=1 stores and announces calls without driving them;
  * BENCH_LEADS_WITHOUT_ENGINE=1 lets leads dial a no-op port; DB_POOL_MAX sizes the service's pool.
  */
 import { spawn } from 'node:child_process';
@@ -34,7 +37,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 // @ts-expect-error autocannon ships no type declarations (and @types/autocannon is not installed)
 import autocannon from 'autocannon';
-import { freshSchemaUrl } from '../test/helpers/server.js';
+import { freshSchema } from './bench_schema.js';
 import { openLoop } from './open_loop.js';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -46,9 +49,12 @@ const APP_NAME = `voicecall-bench-${process.pid}`;
 let monitor: pg.Client | undefined = new pg.Client({ connectionString: baseDb });
 let storage: string;
 let serviceDbUrl = '';
+let dropSchema: (() => Promise<void>) | undefined;
 try {
   await monitor.connect();
-  const serviceDb = new URL(await freshSchemaUrl(baseDb));
+  const fresh = await freshSchema(baseDb);
+  dropSchema = fresh.drop;
+  const serviceDb = new URL(fresh.url);
   serviceDb.searchParams.set('application_name', APP_NAME);
   // Diagnostic: BENCH_PG_OPTIONS='-c synchronous_commit=off' etc. are added to the service's connection options.
   if (process.env.BENCH_PG_OPTIONS) serviceDb.searchParams.set('options', `${serviceDb.searchParams.get('options') ?? ''} ${process.env.BENCH_PG_OPTIONS}`);
@@ -72,8 +78,10 @@ function daytimeZone(): string {
 
 // The service runs with npm start's runtime flag (--max-semi-space-size, see bench/run.ts).
 // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there on exit (node --cpu-prof), for profiling.
-const profArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-const child = spawn(process.execPath, [...profArgs, '--max-semi-space-size=32', '--import', 'tsx', 'bench/leads_server.ts'], {
+// BENCH_NODE_FLAGS='--flag …': more node/V8 flags for the service, for experiments (they come after, so override, the
+// flag above, e.g. BENCH_NODE_FLAGS=--max-semi-space-size=32).
+const profArgs = [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+const child = spawn(process.execPath, ['--max-semi-space-size=8', ...profArgs, '--import', 'tsx', 'bench/leads_server.ts'], {
   env: {
     ...process.env, DATABASE_URL: serviceDbUrl, REDIS_URL: '', PORT: '0', LOG_LEVEL: 'silent', DATA_DIR: 'memory',
     SERVICE_API_KEY: API_KEY, BENCH_LEADS_WITHOUT_ENGINE: process.env.BENCH_LEADS_WITHOUT_ENGINE ?? '', BENCH_WITHOUT_RUNNER: process.env.BENCH_WITHOUT_RUNNER ?? '', SERVICE_JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0000',
@@ -81,8 +89,18 @@ const child = spawn(process.execPath, [...profArgs, '--max-semi-space-size=32', 
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
-const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-const { baseUrl, storage: kind } = JSON.parse(line.toString()) as { baseUrl: string; storage: string };
+// The service's first JSON line says where it listens (a flag such as --trace-gc may print lines before it).
+const { baseUrl, storage: kind } = await new Promise<{ baseUrl: string; storage: string }>((resolve, reject) => {
+  let out = '';
+  let found = false;
+  child.once('exit', (code) => reject(new Error(`the service exited (${code}) before listening`)));
+  child.stdout!.on('data', (d: Buffer) => {
+    if (found) return; // later output is read and dropped, so the pipe never fills
+    out += d.toString();
+    const line = out.split('\n').slice(0, -1).find((l) => l.startsWith('{"baseUrl"'));
+    if (line) { found = true; resolve(JSON.parse(line)); }
+  });
+});
 if ((kind === 'postgres') !== !!monitor) throw new Error(`the service reports storage ${kind}, expected ${storage}`);
 const headers = { 'content-type': 'application/json', 'x-api-key': API_KEY, authorization: `Bearer ${API_KEY}` };
 const zone = daytimeZone();
@@ -121,6 +139,24 @@ async function cpuSeconds(): Promise<{ service: number; postgres: number }> {
 }
 
 /**
+ * The service's garbage-collection pauses so far, from its own /metrics (prom-client's nodejs_gc_duration_seconds,
+ * every kind): total pause time, and how many pauses exceeded 10 ms (the histogram's 0.01 s bucket). Every pause
+ * stops the event loop, and the requests that arrive meanwhile queue behind it: at 1,500 req/s a 10 ms pause holds
+ * back 15 of them and the next batches must catch up, so these columns explain most of a row's p99.
+ */
+async function gcPauses(): Promise<{ ms: number; over10ms: number }> {
+  const text = await fetch(new URL('/metrics', baseUrl)).then((r) => r.text());
+  let ms = 0, count = 0, under10 = 0;
+  for (const line of text.split('\n')) {
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('nodejs_gc_duration_seconds_sum')) ms += value * 1000;
+    else if (line.startsWith('nodejs_gc_duration_seconds_count')) count += value;
+    else if (line.startsWith('nodejs_gc_duration_seconds_bucket') && line.includes('le="0.01"')) under10 += value;
+  }
+  return { ms, over10ms: count - under10 };
+}
+
+/**
  * This machine's CPU counters (/proc/stat, all cores): `steal` is time the hypervisor gave our virtual cores to
  * someone else. It varies from run to run and explains most of the variance of these figures, so each row shows it.
  */
@@ -156,6 +192,7 @@ for (const c of selected) {
   for (const run of runs) {
     // Each row measures its own load: the previous run's simulated calls, WAL and garbage settle first.
     await new Promise((r) => setTimeout(r, 2000));
+    const gcBefore = await gcPauses();
     const before = await cpuSeconds();
     const hostBefore = hostCpu();
     const load = process.cpuUsage();
@@ -163,7 +200,8 @@ for (const c of selected) {
     if (run.kind === 'open') {
       const origin = new URL(baseUrl).origin;
       const r = await openLoop({ origin, path: new URL(baseUrl + c.path).pathname, method: 'POST', headers, body: c.body,
-        rate: TARGET_RATE, seconds, connections: RATE_CONNECTIONS });
+        rate: TARGET_RATE, seconds, connections: RATE_CONNECTIONS,
+        traceFile: process.env.BENCH_TRACE ? `${process.env.BENCH_TRACE}.${c.path.slice(1).replace(/\W/g, '_')}` : undefined });
       m = { rate: r.achievedRate, total: r.sent, p50: r.p50, p99: r.p99, max: r.max, ok: r.ok2xx, non2xx: r.non2xx, errors: r.errors };
     } else {
       const r = await autocannon({
@@ -176,6 +214,7 @@ for (const c of selected) {
     const loadUs = process.cpuUsage(load);
     const after = await cpuSeconds();
     const host = hostCpu();
+    const gc = await gcPauses();
     const perReq = (a: number, b: number) => (m.total ? Number((((b - a) * 1000) / m.total).toFixed(2)) : 0);
     const sustained = m.rate >= TARGET_RATE * 0.98 && m.p99 < 25 && m.errors === 0 && m.non2xx === 0;
     rows.push({
@@ -184,6 +223,8 @@ for (const c of selected) {
       // CPU per request, ms: the service process, and the postgres backends serving it
       svc_cpu_ms: perReq(before.service, after.service), pg_cpu_ms: perReq(before.postgres, after.postgres),
       loadgen_cpu_ms: perReq(0, (loadUs.user + loadUs.system) / 1e6),
+      // the service's GC pauses during the run: ms of pause per second of run, and pauses over 10 ms
+      gc_ms_per_s: Number(((gc.ms - gcBefore.ms) / seconds).toFixed(1)), gc_over_10ms: gc.over10ms - gcBefore.over10ms,
       steal_pct: Math.round((100 * (host.steal - hostBefore.steal)) / Math.max(1, host.total - hostBefore.total)),
       target: run.kind === 'open' ? (sustained ? 'met' : 'missed') : '-',
     });
@@ -199,3 +240,6 @@ console.log('call outcome of the last 200 leads:', outcomes);
 child.kill('SIGTERM');
 await once(child, 'exit');
 await monitor?.end();
+// The run leaves some 100,000 calls and their rows: dropped, or repeated runs grow the database by gigabytes and
+// later runs pay for the checkpoints and evictions of earlier ones.
+await dropSchema?.();

@@ -11,12 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 /**
- * The service's runtime flags (as `npm start` sets them), for benches that host the service in-process: a 32 MB
- * young generation lets a call's short-lived media objects die young instead of being promoted and collected by
- * full mark-compacts, whose pauses landed in turn latency (calls_pipeline, 200 calls: 102 GC pauses instead of
- * 187, pipeline-added p99 ~5 ms instead of ~7 ms on PostgreSQL + Redis).
+ * The service's runtime flags (as `npm start` sets them), for benches that host the service in-process. The young
+ * generation is capped at 8 MB because a scavenge's pause grows with what survives it, and at a few thousand
+ * requests or audio frames a second that is every request and call in flight: with 32 MB (the earlier setting,
+ * chosen to promote fewer media objects) the scavenges ran 7-16 ms and, at 1,500 dispatches/s, 20-32 pauses per
+ * 10 s exceeded 10 ms, each holding back ~15 requests; with 8 MB they run 3-6 ms, 0-2 exceed 10 ms, and the
+ * open-loop p99 fell from 66-68 to 31-52 ms (leads_http, BENCH_NODE_FLAGS A/B, gc_* columns). calls_pipeline
+ * at 200 calls measured 4.45 ms p99 with 8 MB against 5.08-5.78 ms with 32 MB in the same hour.
  */
-const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
+const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const files = readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))

@@ -7,15 +7,21 @@ import { Batcher } from '../../src/db/batcher.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-t.test('items pushed during a flush share the next batch; a lone item goes at once', async (t) => {
-  const batches: number[][] = [];
+/** A Batcher whose first batch waits until release(); every batch is recorded, and `answer` maps its items. */
+function gated<I, O>(opts: ConstructorParameters<typeof Batcher<I, O>>[1], answer: (items: I[]) => O[]) {
+  const batches: I[][] = [];
   let release!: () => void;
   const gate = new Promise<void>((r) => { release = r; });
-  const b = new Batcher<number, number>(async (items) => {
+  const b = new Batcher<I, O>(async (items) => {
     batches.push(items);
     if (batches.length === 1) await gate;
-    return items.map((i) => i * 10);
-  }, { maxBatch: 3, maxInFlight: 1 });
+    return answer(items);
+  }, opts);
+  return { b, batches, release };
+}
+
+t.test('items pushed during a flush share the next batch; a lone item goes at once', async (t) => {
+  const { b, batches, release } = gated<number, number>({ maxBatch: 3, maxInFlight: 1 }, (items) => items.map((i) => i * 10));
   const first = b.push(1);
   await tick();
   t.same(batches, [[1]], 'the first item did not wait for company');
@@ -69,14 +75,7 @@ t.test('maxInFlight 2 runs two batches at once', async (t) => {
 });
 
 t.test('a key in flight holds its later items back even with a free slot; other keys go past', async (t) => {
-  const batches: string[][] = [];
-  let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
-  const b = new Batcher<string, string>(async (items) => {
-    batches.push(items);
-    if (batches.length === 1) await gate;
-    return items;
-  }, { maxBatch: 10, maxInFlight: 2, key: (s) => s.split(':')[0] });
+  const { b, batches, release } = gated<string, string>({ maxBatch: 10, maxInFlight: 2, key: (s) => s.split(':')[0] }, (items) => items);
   const first = b.push('a:1');
   await tick();
   const later = [b.push('a:2'), b.push('b:1')];

@@ -3,11 +3,12 @@
  * close() stops accepting, ends open WebSockets and live calls, lets requests in flight finish, then closes
  * services; it is idempotent.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
 import { buildServices, type Services } from './services.js';
 import { buildApp, buildRouteTable } from './api/app.js';
+import { createExpressServer } from './api/express_server.js';
 import { matchPath, type RouteTable } from './api/route_table.js';
 import { problemBody } from './api/problem.js';
 import type { Logger } from './log.js';
@@ -27,7 +28,7 @@ export async function startServer(config: Config, opts: { log?: Logger } = {}): 
   const services = await buildServices(config, opts);
   const table = buildRouteTable(services);
   const app = buildApp(services, table);
-  const http = createServer(app);
+  const http = createExpressServer(app);
   http.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/v1/, '');
     for (const ws of table.sockets) {

@@ -25,6 +25,9 @@ export function buildRouteTable(deps: AppDeps): RouteTable {
 export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Express would hash every response body (SHA-1) for an ETag, writes included, where no client can use one;
+  // reads declared in the route table get theirs there (route_table.ts). About 0.03 ms of CPU per request.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback');
 
   app.use(requestLog(deps.log, { quiet: (url) => url === '/metrics' || url === '/v1/health' }));

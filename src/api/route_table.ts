@@ -3,6 +3,7 @@
  * mount the Express handler and describe it in OpenAPI: the document cannot drift from what exists.
  */
 import { Router, type Request, type Response } from 'express';
+import etag from 'etag';
 import { z } from 'zod';
 import type { Role } from '../auth/tokens.js';
 import { authenticate, type AuthRule } from './auth_middleware.js';
@@ -39,7 +40,12 @@ export class RouteTable {
     for (const s of this.specs) {
       r[s.method](s.path, authenticate(deps, s.auth), ...(s.pre ?? []), async (req: Request, res: Response) => {
         const out = await s.handler(req, res);
-        if (out !== undefined && !res.headersSent) res.json(out);
+        if (out === undefined || res.headersSent) return;
+        if (s.method !== 'get') return res.json(out);
+        // Reads carry an ETag, so a client holding the same answer gets 304 (Express checks If-None-Match in send).
+        const body = JSON.stringify(out);
+        res.setHeader('ETag', etag(body, { weak: true }));
+        res.type('json').send(body);
       });
     }
     return r;

@@ -56,10 +56,12 @@ BEGIN
     WHERE d.outcome = 'ok' AND d.conversation_id IS NOT NULL AND NOT COALESCE(d.conversation_linked, false)
       AND cv.id = d.conversation_id AND cv.tenant_id = d.tenant
     RETURNING cv.id
-  ), placed AS (
+  ), fresh AS (
     SELECT d.*, (d.conversation_id IS NULL OR NOT (COALESCE(d.conversation_linked, false)
         OR d.conversation_id IN (SELECT l.id FROM relinked l))) AS new_conversation
     FROM decided d WHERE d.outcome = 'ok'
+  ), placed AS (
+    SELECT f.*, CASE WHEN f.new_conversation THEN f.new_conversation_id ELSE f.conversation_id END AS conv FROM fresh f
   ), conversation_made AS (
     INSERT INTO conversations (id, tenant_id, call_id, lead_id)
     SELECT p.new_conversation_id, p.tenant, p.id, p.lead_id FROM placed p WHERE p.new_conversation
@@ -67,7 +69,7 @@ BEGIN
     INSERT INTO calls (id, tenant_id, agent_id, agent, to_number, language, context, tools, webhook_url, status,
         conversation_id, lead_id, campaign_id, scenario, instance_id)
     SELECT p.id, p.tenant, p.agent_id, p.snap, p.to_number, COALESCE(p.language, p.snap->>'language'), p.context, p.tools,
-      p.webhook_url, 'queued', CASE WHEN p.new_conversation THEN p.new_conversation_id ELSE p.conversation_id END,
+      p.webhook_url, 'queued', p.conv,
       p.lead_id, p.campaign_id, p.scenario, p_instance
     FROM placed p
   ), logged AS (
@@ -89,7 +91,7 @@ BEGIN
     CASE d.outcome WHEN 'ok' THEN d.active + d.k - 1 WHEN 'concurrency_limited' THEN GREATEST(d.active, p_limit) ELSE 0 END,
     CASE WHEN d.outcome = 'ok' THEN d.snap END,
     CASE WHEN d.outcome = 'ok' THEN COALESCE(d.language, d.snap->>'language') END,
-    CASE WHEN p.new_conversation THEN p.new_conversation_id ELSE p.conversation_id END,
+    p.conv,
     CASE WHEN d.outcome = 'ok' THEN now() END
   FROM decided d LEFT JOIN placed p ON p.i = d.i
   ORDER BY d.tenant, d.i; -- 045's answer order

@@ -1,7 +1,7 @@
 /**
  * Group commit for hot write paths: items pushed while a batch is in flight wait and go together in the next
  * one, so under load N writes cost one round trip and one commit instead of N, and at low load an item goes at
- * once (no timer, no added latency). A batch holds at most one item per key (two appends to one call's
+ * once (no timer, no added latency). Under load a path may also linger a little for more items (lingerMs). A batch holds at most one item per key (two appends to one call's
  * counter row cannot share a statement); later items of that key wait for a later batch, in order, which does
  * not start while a batch holding that key is in flight (two racing statements could apply them in either order).
  * When a batch of several fails as a whole, each item is retried alone, so one bad item fails only itself.
@@ -14,6 +14,13 @@ export function maxBatchFor(kind: 'postgres' | 'pglite', onPostgres: number): nu
   return kind === 'pglite' ? Math.min(16, onPostgres) : onPostgres;
 }
 
+/**
+ * The linger (BatcherOptions.lingerMs) of the write paths a request waits for: lead creation and dispatches. At a
+ * steady 1,500 requests/s on two cores it cut CPU per request by a tenth (service) and a sixth (PostgreSQL), and
+ * that contention, not the millisecond, is what decided their p99 (bench/leads_http.bench.ts, alternating runs).
+ */
+export const REQUEST_WRITE_LINGER_MS = 1;
+
 interface Pending<I, O> { item: I; key: string; resolve: (o: O) => void; reject: (e: unknown) => void }
 
 export interface BatcherOptions<I> {
@@ -23,6 +30,14 @@ export interface BatcherOptions<I> {
   maxInFlight: number;
   /** items with equal keys never share a batch, nor run in two batches at once: they go in push order */
   key?: (item: I) => string;
+  /**
+   * Under load (the last batch carried more than one item), a batch that could start with fewer than maxBatch
+   * items first waits this long for more. Each statement and commit has a fixed cost (executor start-up, plan,
+   * commit record, round trip, result parsing) that small batches pay per few items, so fewer, larger batches
+   * do the same work with less CPU, and on a loaded machine that CPU is what queues requests. A lone item (the
+   * last batch had one) never waits. 0 or unset: no waiting.
+   */
+  lingerMs?: number;
 }
 
 export class Batcher<I, O> {
@@ -30,6 +45,10 @@ export class Batcher<I, O> {
   #inFlight = 0;
   /** keys of the items in flight (with `key`: each in one batch at most) */
   readonly #keysInFlight = new Set<string>();
+  /** the last batch carried more than one item: the next may linger */
+  #underLoad = false;
+  /** the wait of the next batch (lingerMs), while it lasts */
+  #linger: NodeJS.Timeout | undefined;
 
   /** `run` answers every item of a batch, in order (an Error element fails that item only). */
   constructor(private readonly run: (items: I[]) => Promise<Array<O | Error>>, private readonly o: BatcherOptions<I>) {}
@@ -45,9 +64,20 @@ export class Batcher<I, O> {
   get busy(): boolean { return this.#inFlight > 0 || this.#queue.length > 0; }
 
   #pump(): void {
+    if (this.#linger) {
+      if (this.#queue.length < this.o.maxBatch) return; // the timer starts the next batch
+      clearTimeout(this.#linger); // a full batch goes at once
+      this.#linger = undefined;
+    }
     while (this.#inFlight < this.o.maxInFlight && this.#queue.length) {
+      if (this.o.lingerMs && this.#underLoad && this.#queue.length < this.o.maxBatch) {
+        this.#underLoad = false; // one wait per batch
+        this.#linger = setTimeout(() => { this.#linger = undefined; this.#pump(); }, this.o.lingerMs);
+        return;
+      }
       const batch = this.#take();
       if (!batch.length) return; // all that waits shares a key with a batch in flight
+      this.#underLoad = batch.length > 1;
       this.#inFlight += 1;
       if (this.o.key) for (const p of batch) this.#keysInFlight.add(p.key);
       void this.#settle(batch).finally(() => {

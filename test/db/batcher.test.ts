@@ -86,3 +86,30 @@ t.test('a key in flight holds its later items back even with a free slot; other 
   t.same(batches, [['a:1'], ['b:1'], ['a:2']]);
   t.notOk(b.busy);
 });
+
+t.test('lingerMs: under load a small batch waits for company; a lone item and a full batch do not', async (t) => {
+  const batches: number[][] = [];
+  const b = new Batcher<number, number>(async (items) => { batches.push(items); return items; },
+    { maxBatch: 4, maxInFlight: 1, lingerMs: 20 });
+  // Each step lets the batcher settle (its slot frees a tick after the items resolve).
+  const settled = async (ps: Promise<number>[]) => { await Promise.all(ps); await tick(); };
+  await settled([b.push(1)]);
+  await settled([b.push(2), b.push(3)]); // 2 starts alone, 3 waits for it: a batch of one, then of one
+  t.same(batches, [[1], [2], [3]], 'no batch carried more than one item yet, so none waited');
+  // Now load: 4 goes alone, 5 and 6 queue behind it and go together, which marks the path as under load.
+  await settled([b.push(4), b.push(5), b.push(6)]);
+  t.same(batches.slice(3), [[4], [5, 6]]);
+  const started = performance.now();
+  const late = b.push(7);
+  setTimeout(() => { void b.push(8); }, 5); // arrives during the wait and joins 7
+  await settled([late]);
+  t.ok(performance.now() - started >= 15, 'the batch after a loaded one waited (lingerMs 20)');
+  t.same(batches.slice(5), [[7, 8]], 'and the item that arrived meanwhile went with it');
+  // A full batch does not wait out the timer: after [9, 10] (a loaded batch), 11 waits, and 12-14 fill its batch.
+  await settled([b.push(9), b.push(10)]);
+  const full = performance.now();
+  await settled([b.push(11), b.push(12), b.push(13), b.push(14)]);
+  t.ok(performance.now() - full < 15, 'maxBatch items waiting start at once');
+  t.same(batches.slice(-2), [[9, 10], [11, 12, 13, 14]]);
+  t.notOk(b.busy);
+});

@@ -5,7 +5,7 @@
  * lock so two simultaneous copies of a lead make one lead and one call. A lead the gates let through is dialed in
  * that same statement (the call engine's dispatch as an item of it), so the lead and its call commit together.
  */
-import { Batcher, maxBatchFor } from '../db/batcher.js';
+import { Batcher, maxBatchFor, REQUEST_WRITE_LINGER_MS } from '../db/batcher.js';
 import type { Db } from '../db/db.js';
 import { ApiError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -48,7 +48,7 @@ export class LeadService {
     // One batch in flight, as for dispatches (src/calls/service.ts): a batch that dials holds its tenant's dispatch
     // lock until commit, so a second one would mostly wait for it inside PostgreSQL.
     this.#creates = new Batcher((items) => this.repo.createMany(items, o.instanceId, o.calls()?.maxConcurrentPerTenant ?? 0),
-      { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 1 });
+      { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 1, lingerMs: REQUEST_WRITE_LINGER_MS });
   }
 
   async create(by: { tenantId: string; sub: string }, input: LeadInput): Promise<{ lead: LeadView; duplicate: boolean }> {

@@ -25,7 +25,8 @@
  * including the simulated calls' background work, and of the load generator itself (it shares the two cores).
  * steal_pct: the share of this machine's CPU time its hypervisor gave to others during the run (see hostCpu).
  * gc_ms_per_s / gc_over_10ms: the service's garbage-collection pauses during the run (see gcPauses).
- * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_CPU_PROF=<dir> writes a
+ * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_MODES=open (or max,
+ * autocannon-rate) only those rows; BENCH_CPU_PROF=<dir> writes a
  * V8 CPU profile of the service; BENCH_NODE_FLAGS adds node/V8 flags to the service; BENCH_TRACE=<file> writes the
  * open-loop run's latencies in due order (first line: its start, epoch ms; request i was due i / 1,500 s later;
  * <file>.<route> per route); BENCH_WITHOUT_RUNNER=1 stores and announces calls without driving them;
@@ -183,12 +184,15 @@ if (monitor) {
  * (per-second bursts, for comparison). loadgen_cpu_ms is the load generator's own CPU per request, on the same cores.
  */
 const TARGET_RATE = 1500;
+// BENCH_MODES=open (or max, autocannon-rate; comma-separated) runs only those rows: repeated verdict runs.
+const modes = process.env.BENCH_MODES?.split(',');
 const RATE_CONNECTIONS = Math.max(connections, 64);
 type Run = { label: string; kind: 'max' | 'open' | 'autocannon-rate' };
 const rows: Array<Record<string, string | number>> = [];
 for (const c of selected) {
-  const runs: Run[] = c.method === 'GET' ? [{ label: 'max', kind: 'max' }]
-    : [{ label: 'max', kind: 'max' }, { label: `@${TARGET_RATE} open loop`, kind: 'open' }, { label: `@${TARGET_RATE} autocannon`, kind: 'autocannon-rate' }];
+  const runs: Run[] = (c.method === 'GET' ? [{ label: 'max', kind: 'max' } as Run]
+    : [{ label: 'max', kind: 'max' }, { label: `@${TARGET_RATE} open loop`, kind: 'open' }, { label: `@${TARGET_RATE} autocannon`, kind: 'autocannon-rate' }] as Run[])
+    .filter((r) => !modes || modes.includes(r.kind));
   for (const run of runs) {
     // Each row measures its own load: the previous run's simulated calls, WAL and garbage settle first.
     await new Promise((r) => setTimeout(r, 2000));

@@ -1,7 +1,7 @@
 /**
  * The four KPIs (spec §2.8), one SQL statement, same definitions on PostgreSQL and PGlite:
  *  - attempted: calls created in [from, to) that reached dialing or later: status is dialing, ringing,
- *    in_progress, completed, no_answer or busy; or the call was answered; or its lifecycle (call_transitions)
+ *    in_progress, completed, no_answer or busy; or the call was answered; or its lifecycle (call_lifecycle)
  *    shows a transition to dialing (so a call that was dialed and then failed or was canceled counts, one that
  *    was blocked, scheduled or failed before dialing does not).
  *  - connected: attempted calls that were answered (answered_at is set: they reached in_progress).
@@ -21,7 +21,7 @@ export const KPI_DEFINITIONS = (minScore: number) => ({
 });
 
 const REACHED_DIALING = `(c.status IN ('dialing','ringing','in_progress','completed','no_answer','busy') OR c.answered_at IS NOT NULL
-  OR EXISTS (SELECT 1 FROM call_transitions tr WHERE tr.call_id = c.id AND tr.to_status = 'dialing'))`;
+  OR EXISTS (SELECT 1 FROM call_lifecycle tr WHERE tr.call_id = c.id AND tr.to_status = 'dialing'))`;
 const ACTIONS = `(CASE WHEN jsonb_typeof(c.actions_triggered) = 'array' THEN c.actions_triggered ELSE '[]'::jsonb END)`;
 const BOOKED = `EXISTS (SELECT 1 FROM jsonb_array_elements(${ACTIONS}) a
   WHERE a->>'type' = 'calendar.event.create' AND a->>'status' ~ '^2[0-9][0-9]($|_)')`;

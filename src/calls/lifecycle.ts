@@ -1,9 +1,10 @@
 /**
  * The call lifecycle: one table of legal transitions, and the only function that changes a call's status.
- * A transition is a conditional UPDATE (… WHERE status = ANY(expected)) plus its call_transitions row, in one
- * transaction: an illegal transition is refused before SQL, a racing one finds the status already moved and
- * changes nothing (the caller learns it lost with `undefined`). The same statement stores the move's live status
- * item (the call's next seq, see src/stream/event_store.ts); the caller only announces it on the bus.
+ * A transition is a conditional UPDATE (… WHERE status = ANY(expected)) plus its status item, in one statement:
+ * an illegal transition is refused before SQL, a racing one finds the status already moved and changes nothing
+ * (the caller learns it lost with `undefined`). The status item (the call's next seq, see
+ * src/stream/event_store.ts) is both the live item, which the caller only announces on the bus, and the stored
+ * transition (from, to, reason, at; read through the view call_lifecycle, migration 049).
  */
 import { Batcher, maxBatchFor } from '../db/batcher.js';
 import type { Db, Queryable } from '../db/db.js';
@@ -67,7 +68,7 @@ export async function transition(
       item: { type: 'status', status: to, ended_reason: endedReason, call_id: callId, seq: Number(row.seq), at } };
   };
   // Without `also`, one legal origin (the runner's case) goes with the single-origin moves of other calls in one
-  // statement (group commit, see db/batcher.ts): status and transition row atomic, no locking read needed.
+  // statement (group commit, see db/batcher.ts): status and its item atomic, no locking read needed.
   if (!also && allowed.length === 1) {
     return done(await movesOf(db).push({ call_id: callId, tenant_id: tenantId, from_status: allowed[0], to_status: to,
       ended_reason: endedReason, carrier_call_id: extra.carrierCallId ?? null, ending, reason }));
@@ -93,25 +94,24 @@ const setColumns = (v: { to: string; endedReason: string; carrierCallId: string;
 
 /**
  * What a move writes besides the call row, given a CTE `moved` (id, tenant_id, from_status, to_status, reason,
- * ended_reason, at): its call_transitions row, and its live status item under the call's next seq (the counter
- * row's lock orders it with the call's other items; a call stored before migration 013 may have no counter yet).
+ * ended_reason, at): its live status item under the call's next seq (the counter row's lock orders it with the
+ * call's other items; a call stored before migration 013 may have no counter yet). The item is also the
+ * transition (migration 049): it carries from_status and reason in columns the stream does not show.
  */
 const RECORD_MOVES = `
-logged AS (
-  INSERT INTO call_transitions (call_id, tenant_id, from_status, to_status, reason, at)
-  SELECT id, tenant_id, from_status, to_status, reason, at FROM moved),
 counted AS (
   INSERT INTO call_event_counters (call_id, last_seq) SELECT id, 1 FROM moved
   ON CONFLICT (call_id) DO UPDATE SET last_seq = call_event_counters.last_seq + 1
   RETURNING call_id, last_seq),
 item AS (
-  INSERT INTO call_events (call_id, seq, tenant_id, type, payload, at)
-  SELECT m.id, n.last_seq, m.tenant_id, 'status', jsonb_build_object('status', m.to_status, 'ended_reason', m.ended_reason), m.at
+  INSERT INTO call_events (call_id, seq, tenant_id, type, payload, at, is_transition, from_status, reason)
+  SELECT m.id, n.last_seq, m.tenant_id, 'status', jsonb_build_object('status', m.to_status, 'ended_reason', m.ended_reason), m.at,
+    true, m.from_status, m.reason
   FROM moved m JOIN counted n ON n.call_id = m.id)
 SELECT m.id, m.from_status, m.at, n.last_seq AS seq FROM moved m JOIN counted n ON n.call_id = m.id`;
 
 /**
- * The conditional status UPDATE, its call_transitions row and its status item in one statement. The row lock
+ * The conditional status UPDATE and its status item in one statement. The row lock
  * re-checks the status after waiting for a racing transition, so only one of two racers moves the call. It is
  * FOR NO KEY UPDATE (what the UPDATE takes anyway), not FOR UPDATE: a concurrent item append holds the counter
  * row and key-share-locks the call for its foreign key, which FOR UPDATE would block: a deadlock.

@@ -46,7 +46,7 @@ export class CallRepo {
 
   async transitions(tenantId: string, id: string) {
     const r = await this.db.query<{ from_status: string | null; to_status: string; reason: string | null; at: Date | string }>(
-      'SELECT from_status, to_status, reason, at FROM call_transitions WHERE call_id = $1 AND tenant_id = $2 ORDER BY id', [id, tenantId]);
+      'SELECT from_status, to_status, reason, at FROM call_lifecycle WHERE call_id = $1 AND tenant_id = $2 ORDER BY era, pos', [id, tenantId]);
     return r.rows.map((t) => ({ from: t.from_status, to: t.to_status, reason: t.reason, at: iso(t.at)! }));
   }
 

@@ -1,8 +1,8 @@
 /**
  * Drives each dispatched call on this instance: dialing -> carrier outcome -> (simulated callee line) -> media
- * session -> final status. The end is one transaction: status + transition row + webhook outbox row, after the
- * outcome (metrics, extracted data, actions, recording) is stored; then the status item (stored by the move) is
- * announced and onCallEnded told.
+ * session -> final status. The end is one transaction: status + its status item (the stored transition) +
+ * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
+ * item is announced and onCallEnded told.
  */
 import type { AdapterSet, PlaceCallResult } from '../adapters/types.js';
 import { simNumberFor, type SimScenario } from '../adapters/sim_numbers.js';
@@ -137,7 +137,7 @@ export class CallRunner implements CallRunnerPort {
     return moved;
   }
 
-  /** Stores the outcome, then status + transition + outbox row in one transaction; tells listeners. */
+  /** Stores the outcome, then status + its item + outbox row in one transaction; tells listeners. */
   async #finish(row: CallRow, from: CallStatus, to: CallStatus, reason: string, session?: CallSession): Promise<void> {
     const ledger = session?.ledger;
     const recordingPath = session ? await session.recorder.finish().catch((err) => {

@@ -28,6 +28,7 @@ export const SUBJECT_TABLES: SubjectTable[] = [
   { table: 'conversations', where: 'tenant_id = :tenant AND id = ANY(:convs)' },
   { table: 'call_events', where: 'tenant_id = :tenant AND call_id = ANY(:calls)' },
   { table: 'call_event_counters', where: 'call_id = ANY(:calls)' },
+  // transitions stored before migration 049 (later ones are the status items in call_events)
   { table: 'call_transitions', where: 'tenant_id = :tenant AND call_id = ANY(:calls)' },
   { table: 'campaign_contacts', where: `tenant_id = :tenant AND (${sqlHash('phone')} = :hash OR call_id = ANY(:calls))` },
   { table: 'calendar_bookings', where: `tenant_id = :tenant AND (${sqlHash('phone')} = :hash OR call_id = ANY(:calls) OR lead_id = ANY(:leads))` },

@@ -94,6 +94,6 @@ t.test('lifecycle: illegal transitions refused, racing transitions: exactly one 
   const results = await Promise.all(['in_progress', 'busy', 'no_answer', 'failed', 'canceled'].map((to) =>
     transition(db, 'ten_dev', 'call_aaaaaaaaaaaaaaaaaaaaaaaa', 'dialing', to as 'busy')));
   t.equal(results.filter(Boolean).length, 1, 'exactly one transition won');
-  const rows = await db.query('SELECT to_status FROM call_transitions WHERE call_id = $1', ['call_aaaaaaaaaaaaaaaaaaaaaaaa']);
-  t.equal(rows.rows.length, 1, 'one transition row');
+  const rows = await db.query('SELECT to_status FROM call_lifecycle WHERE call_id = $1', ['call_aaaaaaaaaaaaaaaaaaaaaaaa']);
+  t.equal(rows.rows.length, 1, 'one transition');
 });

@@ -78,10 +78,10 @@ t.test('one batch: agents, the limit counted across the batch, conversations, ro
   t.ok(calls.rows.every((c) => c.status === 'queued' && c.instance_id === 'test-instance'));
   t.same(Object.fromEntries(calls.rows.map((c) => [c.id, c.conversation_id])),
     Object.fromEntries([1, 2, 3, 7, 8].map((i) => [items[i].id, by.get(i)!.o_conversation_id])), 'each call names its conversation');
-  t.equal(await count('call_transitions', admitted), 5, 'one first transition each');
+  t.equal(await count('call_lifecycle', admitted), 5, 'one first transition each');
   t.equal(await count('call_events', admitted), 5, 'one queued item each');
   t.equal(await count('call_event_counters', admitted), 5);
-  t.equal(await count('call_transitions', refused) + await count('call_events', refused) + await count('call_event_counters', refused), 0);
+  t.equal(await count('call_lifecycle', refused) + await count('call_events', refused) + await count('call_event_counters', refused), 0);
   const convs = await db.query<{ id: string; call_id: string }>('SELECT id, call_id FROM conversations WHERE id = ANY($1::text[]) ORDER BY id',
     [['conv_existing_a', 'conv_linked_b', 'conv_missing', ...items.map((x) => x.new_conversation_id)]]);
   t.same(convs.rows, [

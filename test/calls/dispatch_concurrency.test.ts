@@ -31,7 +31,7 @@ t.test('racing dispatches: exactly the limit succeeds, per tenant', async (t) =>
   const conv = await srv.services.db.query<{ call_id: string; tenant_id: string }>('SELECT call_id, tenant_id FROM conversations WHERE id = $1', [c.conversation_id]);
   t.same(conv.rows[0], { call_id: c.id, tenant_id: 'ten_dev' }, 'conversation -> call');
   const first = await srv.services.db.query<{ to_status: string; reason: string }>(
-    'SELECT to_status, reason FROM call_transitions WHERE call_id = $1 ORDER BY id LIMIT 1', [c.id]);
+    'SELECT to_status, reason FROM call_lifecycle WHERE call_id = $1 ORDER BY era, pos LIMIT 1', [c.id]);
   t.same(first.rows[0], { to_status: 'queued', reason: 'dispatched' });
   const ev = await srv.services.db.query<{ type: string; payload: { status: string } }>('SELECT type, payload FROM call_events WHERE call_id = $1 AND seq = 1', [c.id]);
   t.same(ev.rows[0], { type: 'status', payload: { status: 'queued', ended_reason: null } }, 'queued status item stored');

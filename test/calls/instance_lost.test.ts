@@ -50,8 +50,8 @@ t.test("a dead instance's live calls end as failed/instance_lost; ended calls an
     `SELECT id, status, ended_reason FROM calls WHERE id = ANY($1) ORDER BY id`, [[1, 2, 3, 4].map(ids)]);
   t.same(rows.rows.map((r) => [r.status, r.ended_reason]), [['failed', 'instance_lost'], ['failed', 'instance_lost'], ['completed', null], ['dialing', null]]);
   const moves = await db.query<{ call_id: string; from_status: string; to_status: string }>(
-    `SELECT call_id, from_status, to_status FROM call_transitions WHERE call_id = ANY($1) ORDER BY call_id`, [[ids(1), ids(2)]]);
-  t.same(moves.rows.map((m) => [m.from_status, m.to_status]), [['queued', 'failed'], ['in_progress', 'failed']], 'transition rows');
+    `SELECT call_id, from_status, to_status FROM call_lifecycle WHERE call_id = ANY($1) ORDER BY call_id`, [[ids(1), ids(2)]]);
+  t.same(moves.rows.map((m) => [m.from_status, m.to_status]), [['queued', 'failed'], ['in_progress', 'failed']], 'transitions');
   const items = await db.query<{ payload: { status: string; ended_reason: string } }>(
     `SELECT payload FROM call_events WHERE call_id = $1 AND type = 'status'`, [ids(2)]);
   t.same(items.rows.map((i) => i.payload), [{ status: 'failed', ended_reason: 'instance_lost' }], 'status item for live listeners');

@@ -33,8 +33,8 @@ t.test('many calls moved at once: each once, with its transition row; racers hav
     if (won === 'in_progress') { t.ok(r.answered_at && !r.ended_at && r.carrier_call_id === `CA${r.id.slice(5)}`); } else { t.ok(r.ended_at && r.ended_reason === 'busy' && !r.answered_at); }
   }
   const tr = (await db.query<{ call_id: string; n: number }>(
-    'SELECT call_id, count(*)::int AS n FROM call_transitions WHERE call_id = ANY($1) GROUP BY call_id', [ids])).rows;
-  t.same(tr.map((x) => x.n), ids.map(() => 1), 'one transition row per call');
+    'SELECT call_id, count(*)::int AS n FROM call_lifecycle WHERE call_id = ANY($1) GROUP BY call_id', [ids])).rows;
+  t.same(tr.map((x) => x.n), ids.map(() => 1), 'one transition per call');
   const done = await Promise.all(rows.filter((r) => r.status === 'in_progress').map((r) => transition(db, DEV_TENANT_ID, r.id, 'in_progress', 'completed', 'hangup')));
   t.ok(done.every((d) => d && d.from === 'in_progress' && d.to === 'completed'), 'later moves of the same calls go through');
 });

@@ -111,10 +111,10 @@ item AS (
 SELECT m.id, m.from_status, m.at, n.last_seq AS seq FROM moved m JOIN counted n ON n.call_id = m.id`;
 
 /**
- * The conditional status UPDATE and its status item in one statement. The row lock
- * re-checks the status after waiting for a racing transition, so only one of two racers moves the call. It is
- * FOR NO KEY UPDATE (what the UPDATE takes anyway), not FOR UPDATE: a concurrent item append holds the counter
- * row and key-share-locks the call for its foreign key, which FOR UPDATE would block: a deadlock.
+ * The conditional status UPDATE and its status item in one statement. The row lock re-checks the status after
+ * waiting for a racing transition, so only one of two racers moves the call. It is FOR NO KEY UPDATE (what the
+ * UPDATE takes anyway), not FOR UPDATE: a concurrent item append holds the counter row and key-share-locks the
+ * call for its foreign key, which FOR UPDATE would block: a deadlock.
  */
 const TRANSITION_SQL = `
 WITH old AS (SELECT status FROM calls WHERE id = $1 AND tenant_id = $2 AND status = ANY($3::text[]) FOR NO KEY UPDATE),

@@ -1,10 +1,11 @@
 /**
  * Group commit for hot write paths: items pushed while a batch is in flight wait and go together in the next
  * one, so under load N writes cost one round trip and one commit instead of N, and at low load an item goes at
- * once (no timer, no added latency). Under load a path may also linger a little for more items (lingerMs). A batch holds at most one item per key (two appends to one call's
- * counter row cannot share a statement); later items of that key wait for a later batch, in order, which does
- * not start while a batch holding that key is in flight (two racing statements could apply them in either order).
- * When a batch of several fails as a whole, each item is retried alone, so one bad item fails only itself.
+ * once (no timer, no added latency); under load a path may also linger a little for more items (lingerMs). A
+ * batch holds at most one item per key (two appends to one call's counter row cannot share a statement); later
+ * items of that key wait for a later batch, in order, which does not start while a batch holding that key is in
+ * flight (two racing statements could apply them in either order). When a batch of several fails as a whole,
+ * each item is retried alone, so one bad item fails only itself.
  */
 /**
  * The batch size cap for a backend: PGlite runs each statement on the event loop's own thread, so its batches

@@ -39,7 +39,7 @@ export class CallService {
   readonly repo: CallRepo;
   readonly #ended = new EventEmitter();
   #runner?: CallRunnerPort;
-  /** Dispatches arriving while a batch is in flight go together: one statement and one commit (migrations 012-013, 045, 048). */
+  /** Dispatches arriving while a batch is in flight go together: one statement and one commit (migrations 012-013, 045, 048-049). */
   readonly #dispatches: Batcher<DispatchItem, DispatchResult>;
   constructor(private readonly o: CallServiceOptions) {
     this.repo = new CallRepo(o.db);
@@ -72,9 +72,9 @@ export class CallService {
   }
 
   /**
-   * One statement (dispatch_calls, migrations 012-013, 045 and 048, shared with the dispatches that arrive meanwhile): agent
+   * One statement (dispatch_calls, migrations 012-013, 045 and 048-049, shared with the dispatches that arrive meanwhile): agent
    * snapshot, the tenant's dispatch lock, the exact active count, the conversation (the lead's, or a new one;
-   * linked both ways), the call, its first transition and its first live item (`queued`, seq 1). Its synchronous
+   * linked both ways), the call and its first live item (`queued`, seq 1, also its first transition). Its synchronous
    * commit makes the dispatch durable before the caller hears 201; the item is then only announced on the bus.
    */
   async dispatch(tenantId: string, input: DispatchInput): Promise<CallRecord> {

@@ -14,7 +14,9 @@ if (process.env.BENCH_LEADS_WITHOUT_ENGINE === '1') {
   server.services.leads.calls = { dispatch: async () => ({ id: `call_${(++n).toString(16).padStart(24, '0')}`, status: 'queued' }) };
 }
 // Diagnostic only (BENCH_WITHOUT_RUNNER=1): dispatched calls are stored and announced but not driven, isolating
-// the HTTP path from the simulated calls it starts (they otherwise share these two cores).
+// the HTTP path from the simulated calls it starts (they otherwise share these two cores). The calls stay active
+// (stored dialing, never ended), so every dispatch's active count reads more of them as the run goes on: compare
+// the service's CPU with it, not PostgreSQL's.
 if (process.env.BENCH_WITHOUT_RUNNER === '1') {
   server.services.calls.attachRunner({ start: () => {}, hangup: () => false, transfer: async () => false });
 }

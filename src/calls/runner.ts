@@ -81,7 +81,8 @@ export class CallRunner implements CallRunnerPort {
     const l: LiveCall = { row, dial: new AbortController() };
     this.live.set(row.id, l);
     const t = (from: CallStatus | CallStatus[], to: CallStatus, reason: string, extra = {}) => this.#move(row, from, to, reason, extra);
-    if (!(await t('queued', 'dialing', 'dialing'))) return;
+    // A dispatch by this instance stores the call dialing already (migration 050); an older queued row still moves.
+    if (row.status === 'queued' && !(await t('queued', 'dialing', 'dialing'))) return;
     const streamP = new Promise<TwilioStream>((resolve) => { l.stream = resolve; });
     let result: PlaceCallResult;
     try {

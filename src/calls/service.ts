@@ -1,6 +1,6 @@
 /**
  * deps.calls: dispatch, read, list, hang up and transfer calls of a tenant; tells listeners when a call ends.
- * Dispatch stores the call (status queued) under the tenant's concurrency limit and hands it to the runner,
+ * Dispatch stores the call (status dialing, migration 050) under the tenant's concurrency limit and hands it to the runner,
  * which drives the carrier, the media session and the end of the call on this instance.
  */
 import { EventEmitter } from 'node:events';
@@ -72,9 +72,10 @@ export class CallService {
   }
 
   /**
-   * One statement (dispatch_calls, migrations 012-013, 045 and 048-049, shared with the dispatches that arrive meanwhile): agent
+   * One statement (dispatch_calls, migrations 012-013, 045 and 048-050, shared with the dispatches that arrive meanwhile): agent
    * snapshot, the tenant's dispatch lock, the exact active count, the conversation (the lead's, or a new one;
-   * linked both ways), the call and its first live item (`queued`, seq 1, also its first transition). Its synchronous
+   * linked both ways), the call and its first live items (`queued` seq 1 and, with a runner, `dialing` seq 2: also its
+   * first transitions). Its synchronous
    * commit makes the dispatch durable before the caller hears 201; the item is then only announced on the bus.
    */
   async dispatch(tenantId: string, input: DispatchInput): Promise<CallRecord> {
@@ -88,7 +89,7 @@ export class CallService {
   /**
    * A dispatch in two halves, for a statement that stores the call together with rows of its own (create_leads,
    * migration 045): `item` goes into dispatch_calls there, and `start` takes its answer after that statement
-   * committed: refusals become errors; a stored call is announced (`queued`, seq 1) and handed to the runner.
+   * committed: refusals become errors; a stored call is announced (its seq 1 and 2 items) and handed to the runner.
    */
   prepareDispatch(tenantId: string, input: DispatchInput): { item: DispatchItem; start(out: DispatchResult): CallRecord } {
     const id = newId('call');
@@ -103,6 +104,8 @@ export class CallService {
       conversation_id: input.conversation_id ?? null, new_conversation_id: newId('conv'), lead_id: input.lead_id ?? null,
       lead_job_id: input.lead_job_id ?? null,
       campaign_id: input.campaign_id ?? null, scenario: input.scenario ?? null,
+      // The runner dials every call it is handed at once, so the call is stored dialing (migration 050).
+      dialing: this.#runner !== undefined,
     };
     return { item, start: (out) => this.#started(item, input, out) };
   }
@@ -117,7 +120,7 @@ export class CallService {
     const agent = typeof out.o_agent === 'string' ? JSON.parse(out.o_agent) as AgentSnapshot : out.o_agent!;
     const row: CallRow = {
       id, tenant_id: tenantId, agent_id: input.agent_id ?? null, agent, to_number: input.to, language: out.o_language!,
-      context, tools, webhook_url: input.webhook_url ?? null, status: 'queued', ended_reason: null,
+      context, tools, webhook_url: input.webhook_url ?? null, status: item.dialing ? 'dialing' : 'queued', ended_reason: null,
       conversation_id: out.o_conversation_id, lead_id: input.lead_id ?? null, campaign_id: input.campaign_id ?? null,
       carrier_call_id: null, instance_id: this.o.instanceId, scenario: input.scenario ?? null, created_at: out.o_created_at!,
       answered_at: null, ended_at: null, duration_seconds: null, metrics: null, extracted_data: null, actions_triggered: null,
@@ -125,6 +128,7 @@ export class CallService {
     };
     const at = new Date(out.o_created_at!).toISOString();
     this.o.events.announce({ type: 'status', status: 'queued', ended_reason: null, call_id: id, seq: 1, at });
+    if (item.dialing) this.o.events.announce({ type: 'status', status: 'dialing', ended_reason: null, call_id: id, seq: 2, at });
     this.#runner?.start(row);
     return toRecord(row, this.o.recordingUrl);
   }
@@ -185,6 +189,8 @@ export interface DispatchItem {
   language: string | null; context: Record<string, string>; tools: string[]; webhook_url: string | null;
   conversation_id: string | null; new_conversation_id: string; lead_id: string | null; lead_job_id: number | null;
   campaign_id: string | null; scenario: string | null;
+  /** store the call dialing (its runner dials it at once), with both status items; false: queued (migration 050) */
+  dialing: boolean;
 }
 
 const DISPATCH_BATCH_SQL = `SELECT o_i, o_outcome, o_active, o_agent, o_language, o_conversation_id, o_created_at

@@ -34,9 +34,10 @@ t.test('a lead opens a disclosure conversation and dials the number', async (t) 
   t.equal(conv.body.messages[0].meta.kind, 'disclosure');
   const d = calls.dispatched.at(-1)!;
   t.same(d, { tenantId: 'ten_dev', input: { to: '+919812345601', lead_id: r.body.id, conversation_id: r.body.conversation_id, context: { customer_name: 'Asha Rao' } } });
-  // Dialed in the lead's own statement: the call is stored with the lead, and no job is left to recover it.
+  // Dialed in the lead's own statement: the call is stored with the lead (already dialing: this instance's runner
+  // dials it at once, migration 050), and no job is left to recover it.
   const stored = await srv.services.db.query(`SELECT status, lead_id, conversation_id, to_number FROM calls WHERE tenant_id = 'ten_dev' AND id = $1`, [r.body.call.id]);
-  t.same(stored.rows, [{ status: 'queued', lead_id: r.body.id, conversation_id: r.body.conversation_id, to_number: '+919812345601' }]);
+  t.same(stored.rows, [{ status: 'dialing', lead_id: r.body.id, conversation_id: r.body.conversation_id, to_number: '+919812345601' }]);
   const jobs = await srv.services.db.query('SELECT id FROM lead_call_jobs WHERE lead_id = $1', [r.body.id]);
   t.equal(jobs.rows.length, 0, 'no call job for a lead dialed in its statement');
   const got = await api(b, 'GET', `/leads/${r.body.id}`, { token: operator });

@@ -10,6 +10,7 @@ import { DEV_TENANT_ID } from '../../src/services.js';
 import { transition } from '../../src/calls/lifecycle.js';
 import { computeKpis } from '../../src/analytics/kpis.js';
 import { insertCall } from '../stream/helpers.js';
+import type { CallEventMessage } from '../../src/stream/types.js';
 
 const srv = await startTestServer({ env: { CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0' } });
 t.teardown(() => srv.close());
@@ -50,7 +51,7 @@ t.test('a call moved across the upgrade: legacy rows, then its status items, in 
   t.equal(scoped.attempted - without.attempted, 1, 'the dialing status item is what makes it attempted');
 });
 
-t.test('a dispatch stores its first transition as the queued item', async (t) => {
+t.test('a dispatch stores its first transition as the queued item, and the dialing one with it', async (t) => {
   const token = await login(srv.baseUrl);
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { token, body: { to: '+15005550002', agent_id: 'default' } });
   t.equal(d.status, 201);
@@ -58,4 +59,44 @@ t.test('a dispatch stores its first transition as the queued item', async (t) =>
     'SELECT from_status, to_status, reason, era, pos FROM call_lifecycle WHERE call_id = $1 ORDER BY era, pos LIMIT 1', [d.body.id]);
   t.same(first.rows, [{ from_status: null, to_status: 'queued', reason: 'dispatched', era: 1, pos: 1 }]);
   t.equal((await db.query('SELECT 1 FROM call_transitions WHERE call_id = $1', [d.body.id])).rows.length, 0);
+});
+
+t.test('a dispatch this instance dials is stored dialing with both items, and the runner adds no second dialing', async (t) => {
+  const token = await login(srv.baseUrl);
+  const seen: Array<{ call_id: string; seq: number; status?: string }> = [];
+  const announce = srv.services.callEvents.announce.bind(srv.services.callEvents);
+  srv.services.callEvents.announce = (m: CallEventMessage) => { seen.push({ call_id: m.call_id, seq: m.seq, status: (m as { status?: string }).status }); announce(m); };
+  t.teardown(() => { srv.services.callEvents.announce = announce; });
+  // +15005550002 is the simulator's busy number: the call ends at once, after the carrier's answer
+  const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { token, body: { to: '+15005550002', agent_id: 'default' } });
+  t.equal(d.status, 201);
+  t.equal(d.body.status, 'dialing', 'the answer says what is stored');
+  let call: { status: string; transitions: Array<{ from: string | null; to: string; reason: string }> } = d.body;
+  for (let i = 0; i < 200 && call.status === 'dialing'; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    call = (await api(srv.baseUrl, 'GET', `/calls/${d.body.id}`, { token })).body;
+  }
+  t.equal(call.status, 'busy');
+  t.same(call.transitions.map((x) => [x.from, x.to, x.reason]), [[null, 'queued', 'dispatched'], ['queued', 'dialing', 'dialing'], ['dialing', 'busy', 'busy']]);
+  const rows = await db.query<{ seq: number; status: string }>(`SELECT seq, payload->>'status' AS status FROM call_events WHERE call_id = $1 ORDER BY seq`, [d.body.id]);
+  t.same(rows.rows, [{ seq: 1, status: 'queued' }, { seq: 2, status: 'dialing' }, { seq: 3, status: 'busy' }], 'one item per status, in seq order');
+  const counter = await db.query<{ last_seq: number }>('SELECT last_seq FROM call_event_counters WHERE call_id = $1', [d.body.id]);
+  t.equal(Number(counter.rows[0].last_seq), 3, 'the counter took both items of the dispatch');
+  // each item announced once: the first two by the dispatch, the third by the runner
+  t.same(seen.filter((s) => s.call_id === d.body.id).map(({ seq, status }) => ({ seq, status })),
+    [{ seq: 1, status: 'queued' }, { seq: 2, status: 'dialing' }, { seq: 3, status: 'busy' }]);
+});
+
+t.test('dispatch_calls without `dialing` (no runner here) stores the call queued, as before migration 050', async (t) => {
+  const id = 'call_' + 'b'.repeat(24);
+  const item = { i: 0, id, tenant: DEV_TENANT_ID, agent_key: 'default', agent: null, agent_id: null, to_number: '+15005550002',
+    language: null, context: {}, tools: [], webhook_url: null, conversation_id: null, new_conversation_id: 'conv_' + 'b'.repeat(24),
+    lead_id: null, lead_job_id: null, campaign_id: null, scenario: null };
+  const r = await db.query<{ o_outcome: string }>('SELECT o_outcome FROM dispatch_calls($1::jsonb, $2, $3)', [JSON.stringify([item]), 'test-instance', 1000]);
+  t.same(r.rows, [{ o_outcome: 'ok' }]);
+  const call = await db.query<{ status: string }>('SELECT status FROM calls WHERE id = $1', [id]);
+  t.equal(call.rows[0].status, 'queued');
+  const items = await db.query<{ seq: number; status: string }>(`SELECT seq, payload->>'status' AS status FROM call_events WHERE call_id = $1 ORDER BY seq`, [id]);
+  t.same(items.rows, [{ seq: 1, status: 'queued' }]);
+  await db.query(`UPDATE calls SET status = 'canceled' WHERE id = $1`, [id]); // frees its slot for the other tests
 });

@@ -26,7 +26,7 @@ t.test('racing dispatches: exactly the limit succeeds, per tenant', async (t) =>
   }
   const created = mine.filter((r) => r.status === 201).map((r) => r.body);
   const c = created[0];
-  t.equal(c.status, 'queued');
+  t.equal(c.status, 'dialing', 'stored dialing: the runner dials it at once (migration 050)');
   t.match(c.conversation_id, /^conv_/);
   const conv = await srv.services.db.query<{ call_id: string; tenant_id: string }>('SELECT call_id, tenant_id FROM conversations WHERE id = $1', [c.conversation_id]);
   t.same(conv.rows[0], { call_id: c.id, tenant_id: 'ten_dev' }, 'conversation -> call');

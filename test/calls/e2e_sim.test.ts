@@ -35,7 +35,7 @@ t.test('cooperative callee: qualified, booked, signed webhook with measured figu
     to: '+14155550123', agent_id: 'default', language: 'en-US', context: { customer_name: 'Lee' },
     tools: ['calendar_booking', 'crm_sync'], webhook_url: hookUrl } });
   t.equal(d.status, 201);
-  t.match(d.body, { id: /^call_[0-9a-f]{24}$/, status: 'queued' });
+  t.match(d.body, { id: /^call_[0-9a-f]{24}$/, status: 'dialing' });
   const call = await waitEnded(d.body.id);
   t.equal(call.status, 'completed');
   t.equal(call.ended_reason, 'completed');

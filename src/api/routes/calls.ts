@@ -26,7 +26,8 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
   t.add({
     method: 'post', path: '/calls/dispatch', tag: 'Calls', auth: callAuth, body: DispatchBody,
     summary: 'Dispatches an outbound AI call (spec §2.1). agent_id of the tenant (default "default") or inline agent runtime '
-      + 'settings (§2.3). Returns the call with status queued; it moves through dialing -> in_progress -> completed '
+      + 'settings (§2.3). Returns the call with status dialing (stored with its queued and dialing status items: it is '
+      + 'dialed at once); it moves on to in_progress -> completed '
       + '(or no_answer, busy, failed, canceled). In simulator mode the magic numbers +1500555000[1-9] force outcomes.',
     responses: { 201: 'the created call', 400: 'validation_failed', 404: 'unknown agent_id', 429: 'concurrency_limited' },
     handler: async (req, res) => {

@@ -8,8 +8,13 @@ let offset = 0;
 
 /** `prefix_` + 24 lowercase hex (96 random bits), e.g. call_9f1c…; GUIDE's id form for every resource. */
 export function newId(prefix: string): string {
-  if (offset + ID_BYTES > pool.length) { pool = randomBytes(POOL_BYTES); offset = 0; }
-  const hex = pool.toString('hex', offset, offset + ID_BYTES);
-  offset += ID_BYTES;
-  return `${prefix}_${hex}`;
+  return `${prefix}_${randomHex(ID_BYTES)}`;
+}
+
+/** 2 × `bytes` lowercase hex from the same pool (other id forms, e.g. the simulator's carrier call ids); bytes ≤ 64. */
+export function randomHex(bytes: number): string {
+  if (offset + bytes > pool.length) { pool = randomBytes(POOL_BYTES); offset = 0; }
+  const hex = pool.toString('hex', offset, offset + bytes);
+  offset += bytes;
+  return hex;
 }

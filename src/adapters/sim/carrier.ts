@@ -3,7 +3,7 @@
  * It does not open the media socket itself: whoever hosts the simulated callee (the call engine in-process, or
  * the adapter server) passes `onAnswered`, which is told about every answered or voicemail call.
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../ids.js';
 import { withDeadline, sleep } from '../deadline.js';
 import { simNumberFor } from '../sim_numbers.js';
 import { AdapterError, type AdapterCallOptions, type CarrierAdapter, type PlaceCallRequest, type PlaceCallResult } from '../types.js';
@@ -40,7 +40,7 @@ export class SimCarrier implements CarrierAdapter {
       const sim = simNumberFor(req.to);
       await sleep(sim.outcome === 'no_answer' ? this.opts.noAnswerMs ?? 200 : this.opts.ringMs ?? 20, signal);
       const result: PlaceCallResult = {
-        carrierCallId: `CA${randomBytes(16).toString('hex')}`,
+        carrierCallId: `CA${randomHex(16)}`,
         outcome: sim.outcome,
         detail: sim.scenario,
       };

@@ -12,8 +12,9 @@
  * time zone where it is daytime now, so it is dialed), disclosure conversation, and its call dispatched through
  * the call engine in the lead's own statement (migration 045). Calls go to the simulator's busy number
  * (+15005550002) so the simulated calls end at once and the figures are the API's, not those of thousands of
- * simulated conversations running on the same two cores (each busy call still costs its runner a few statements:
- * dialing, busy, two status items, the end notification).
+ * simulated conversations running on the same two cores (each busy call still costs its runner the simulated
+ * ring, its busy move with its status item, and the end notification; dialing is stored with the dispatch,
+ * migration 050).
  * Duplicate detection is off (LEAD_DUPLICATE_WINDOW_SECONDS=0) because every lead uses that one number.
  *
  * Each POST route runs three times: at full speed with `connections` clients (autocannon: capacity), offered

@@ -30,8 +30,8 @@ export function toRecord(row: CallRow, recordingUrl: (id: string) => string | nu
 export class CallRepo {
   constructor(private readonly db: Db) {}
 
-  // Calls are inserted by dispatch_calls (migrations 013, 048 and 049, CallService.dispatch): lock, count,
-  // conversation, call and its first status item (also its first transition) in one statement.
+  // Calls are inserted by dispatch_calls (migrations 013, 048-050, CallService.dispatch): lock, count,
+  // conversation, call and its first status items (also its first transitions) in one statement.
 
   /** Active calls of the tenant (the concurrency limit's measure; dispatch_calls counts the same statuses). */
   async countActive(q: Queryable, tenantId: string): Promise<number> {

@@ -39,7 +39,7 @@ export class CallService {
   readonly repo: CallRepo;
   readonly #ended = new EventEmitter();
   #runner?: CallRunnerPort;
-  /** Dispatches arriving while a batch is in flight go together: one statement and one commit (migrations 012-013, 045, 048-049). */
+  /** Dispatches arriving while a batch is in flight go together: one statement and one commit (migrations 012-013, 045, 048-050). */
   readonly #dispatches: Batcher<DispatchItem, DispatchResult>;
   constructor(private readonly o: CallServiceOptions) {
     this.repo = new CallRepo(o.db);
@@ -74,9 +74,9 @@ export class CallService {
   /**
    * One statement (dispatch_calls, migrations 012-013, 045 and 048-050, shared with the dispatches that arrive meanwhile): agent
    * snapshot, the tenant's dispatch lock, the exact active count, the conversation (the lead's, or a new one;
-   * linked both ways), the call and its first live items (`queued` seq 1 and, with a runner, `dialing` seq 2: also its
-   * first transitions). Its synchronous
-   * commit makes the dispatch durable before the caller hears 201; the item is then only announced on the bus.
+   * linked both ways), the call and its first live items (`queued` seq 1 and, with a runner, `dialing` seq 2: also
+   * its first transitions). Its synchronous commit makes the dispatch durable before the caller hears 201; the
+   * items are then only announced on the bus.
    */
   async dispatch(tenantId: string, input: DispatchInput): Promise<CallRecord> {
     const call = this.prepareDispatch(tenantId, input);

@@ -14,28 +14,53 @@ export function asAdapterError(adapter: AdapterName, err: unknown): AdapterError
   return e;
 }
 
+/**
+ * When each signal made by deadlineSignal fires at the latest (performance.now() time; Infinity: no deadline).
+ * An adapter call made under such a signal with no earlier deadline of its own (an implementation wrapped by
+ * withDefaultTimeouts, whose wrapper passes its signal and the same timeout on) needs no second controller,
+ * timer and listeners: the outer withDeadline already stops it at that deadline or on the caller's abort.
+ */
+const deadlineOf = new WeakMap<AbortSignal, number>();
+
 /** A signal that fires on the caller's abort or after timeoutMs, with the reason as an AdapterError. */
 export function deadlineSignal(adapter: AdapterName, opts: AdapterCallOptions = {}): { signal: AbortSignal; dispose(): void } {
   const ctl = new AbortController();
   const onAbort = () => ctl.abort(new AdapterError(adapter, 'canceled', `${adapter} call canceled`));
   if (opts.signal?.aborted) onAbort();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = opts.timeoutMs !== undefined && opts.timeoutMs > 0
-    ? setTimeout(() => ctl.abort(new AdapterError(adapter, 'timeout', `${adapter} call exceeded ${opts.timeoutMs} ms`)), opts.timeoutMs)
+  const timeoutMs = opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? opts.timeoutMs : undefined;
+  const timer = timeoutMs !== undefined
+    ? setTimeout(() => ctl.abort(new AdapterError(adapter, 'timeout', `${adapter} call exceeded ${timeoutMs} ms`)), timeoutMs)
     : undefined;
   timer?.unref?.();
+  deadlineOf.set(ctl.signal, timeoutMs === undefined ? Infinity : performance.now() + timeoutMs);
   return {
     signal: ctl.signal,
     dispose() {
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
+      deadlineOf.delete(ctl.signal); // it fires no more: a call still made under it must keep its own deadline
     },
   };
+}
+
+/** Whether `opts` adds nothing to the deadline and abort already enforced on its signal (see deadlineOf). */
+function coveredByOuterDeadline(opts: AdapterCallOptions | undefined): opts is AdapterCallOptions & { signal: AbortSignal } {
+  const outer = opts?.signal && deadlineOf.get(opts.signal);
+  if (outer === undefined || opts!.signal!.aborted) return false;
+  return opts!.timeoutMs === undefined || opts!.timeoutMs <= 0 || performance.now() + opts!.timeoutMs >= outer;
 }
 
 /** Runs `work` under the deadline: rejects as soon as the signal fires, even if `work` ignores it. */
 export async function withDeadline<T>(adapter: AdapterName, opts: AdapterCallOptions | undefined,
   work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (coveredByOuterDeadline(opts)) {
+    try {
+      return await work(opts.signal);
+    } catch (err) {
+      throw asAdapterError(adapter, opts.signal.aborted ? opts.signal.reason : err);
+    }
+  }
   const d = deadlineSignal(adapter, opts);
   try {
     if (d.signal.aborted) throw d.signal.reason;

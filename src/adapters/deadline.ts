@@ -46,12 +46,16 @@ export function deadlineSignal(adapter: AdapterName, opts: AdapterCallOptions = 
 
 /** Whether `opts` adds nothing to the deadline and abort already enforced on its signal (see deadlineOf). */
 function coveredByOuterDeadline(opts: AdapterCallOptions | undefined): opts is AdapterCallOptions & { signal: AbortSignal } {
-  const outer = opts?.signal && deadlineOf.get(opts.signal);
-  if (outer === undefined || opts!.signal!.aborted) return false;
-  return opts!.timeoutMs === undefined || opts!.timeoutMs <= 0 || performance.now() + opts!.timeoutMs >= outer;
+  if (!opts?.signal || opts.signal.aborted) return false;
+  const outer = deadlineOf.get(opts.signal);
+  if (outer === undefined) return false;
+  return opts.timeoutMs === undefined || opts.timeoutMs <= 0 || performance.now() + opts.timeoutMs >= outer;
 }
 
-/** Runs `work` under the deadline: rejects as soon as the signal fires, even if `work` ignores it. */
+/**
+ * Runs `work` under the deadline: rejects as soon as the signal fires, even if `work` ignores it. Nested under
+ * another withDeadline that already enforces this deadline and abort, `work` runs under that signal directly.
+ */
 export async function withDeadline<T>(adapter: AdapterName, opts: AdapterCallOptions | undefined,
   work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   if (coveredByOuterDeadline(opts)) {

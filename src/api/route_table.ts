@@ -46,10 +46,10 @@ export class RouteTable {
   router(deps: AppDeps): RequestHandler {
     const groups = new Map<string, Router>();
     for (const s of this.specs) {
-      const segment = firstSegment(s.path);
+      const segment = firstSegment(s.path)?.toLowerCase();
       if (segment === undefined || segment.startsWith(':')) throw new Error(`route ${s.path}: the first path segment must be literal`);
-      let r = groups.get(segment.toLowerCase());
-      if (!r) groups.set(segment.toLowerCase(), (r = Router()));
+      let r = groups.get(segment);
+      if (!r) groups.set(segment, (r = Router()));
       r[s.method](s.path, authenticate(deps, s.auth), ...(s.pre ?? []), async (req: Request, res: Response) => {
         const out = await s.handler(req, res);
         if (out === undefined || res.headersSent) return;

@@ -104,11 +104,18 @@ export class CallRunner implements CallRunnerPort {
       this.d.callees.launch({ mediaUrl: this.d.mediaUrl(), callId: row.id, carrierCallId: result.carrierCallId, scenario,
         parameters: { call_id: row.id, tenant_id: row.tenant_id }, timeScale: this.d.timeScale });
     }
-    const stream = await Promise.race([streamP, sleep(this.d.mediaWaitMs ?? 15_000).then(() => undefined)]);
+    // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
+    // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
+    const stream = await Promise.race([streamP, sleep(this.d.mediaWaitMs ?? 15_000).then(() => undefined), whenAborted(l.dial.signal)]);
     if (!stream) {
       // A stream arriving from now on is refused (1008), not handed to a call that has given up on it: it would
       // stay open, unattached, for as long as the carrier kept sending.
       l.stream = undefined;
+      if (l.endReason) {
+        await this.d.adapters.carrier.hangup(result.carrierCallId, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
+        await this.#finish(row, 'in_progress', 'completed', l.endReason);
+        return;
+      }
       await this.#finish(row, 'in_progress', 'failed', 'media_timeout');
       return;
     }
@@ -178,3 +185,8 @@ export class CallRunner implements CallRunnerPort {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+/** Resolves (with nothing) once `signal` aborts. */
+const whenAborted = (signal: AbortSignal) => new Promise<undefined>((r) => {
+  if (signal.aborted) r(undefined); else signal.addEventListener('abort', () => r(undefined), { once: true });
+});

@@ -25,6 +25,8 @@
  * /proc) per request of the service process and of the PostgreSQL backends serving it (found by application_name),
  * including the simulated calls' background work, and of the load generator itself (it shares the two cores).
  * steal_pct: the share of this machine's CPU time its hypervisor gave to others during the run (see hostCpu).
+ * The header line gives the machine's HTTP baseline before and after the rows (see httpBaseline): compare runs
+ * only when those match.
  * gc_ms_per_s / gc_over_10ms: the service's garbage-collection pauses during the run (see gcPauses).
  * Diagnostics: BENCH_CASES=dispatch (or leads, health) runs only matching cases; BENCH_MODES=open (or max,
  * autocannon-rate) only those rows; BENCH_CPU_PROF=<dir> writes a
@@ -160,7 +162,8 @@ async function gcPauses(): Promise<{ ms: number; over10ms: number }> {
 
 /**
  * This machine's CPU counters (/proc/stat, all cores): `steal` is time the hypervisor gave our virtual cores to
- * someone else. It varies from run to run and explains most of the variance of these figures, so each row shows it.
+ * someone else, when the hypervisor reports it. Each row shows it; a 0 does not prove a quiet host (see
+ * httpBaseline).
  */
 function hostCpu(): { steal: number; total: number } {
   try {
@@ -177,6 +180,17 @@ if (monitor) {
   const tables = await monitor.query<{ t: string }>('SELECT tablename AS t FROM pg_tables WHERE schemaname = $1', [schema]);
   for (const { t } of tables.rows) await monitor.query(`ANALYZE ${schema}.${t}`);
 }
+
+/**
+ * The machine's HTTP baseline: GET /v1/health at full speed for 2 s (no storage, no batching), before and after
+ * the rows. On this VM it drifts while steal_pct reads 0: 10,700 and then 8,300 req/s in one session, with the
+ * leads and dispatch rows moving with it, so a verdict is comparable only with runs of a similar baseline.
+ */
+async function httpBaseline(): Promise<number> {
+  const r = await autocannon({ url: `${baseUrl}/health`, connections, duration: 2 });
+  return Math.round(r.requests.average);
+}
+const baselineBefore = await httpBaseline();
 
 /**
  * Per route: "max", `connections` clients as fast as they go (capacity; latency there is mostly queueing,
@@ -239,7 +253,10 @@ const sample = await fetch(`${baseUrl}/leads?limit=200`, { headers }).then((r) =
 const outcomes: Record<string, number> = {};
 for (const l of sample.data) outcomes[l.call.status] = (outcomes[l.call.status] ?? 0) + 1;
 
-console.log(`leads/dispatch over HTTP: ${storage}, ${connections} connections, ${seconds} s each, lead time zone ${zone}${process.env.BENCH_LEADS_WITHOUT_ENGINE === '1' ? ', LEADS DIAL A NO-OP PORT (diagnostic)' : ''}${process.env.BENCH_WITHOUT_RUNNER === '1' ? ', CALLS NOT DRIVEN (diagnostic)' : ''}${process.env.BENCH_PG_OPTIONS ? `, PG OPTIONS ${process.env.BENCH_PG_OPTIONS} (diagnostic)` : ''}`);
+await new Promise((r) => setTimeout(r, 2000)); // the last row's simulated calls settle, as before each row
+const baselineAfter = await httpBaseline();
+
+console.log(`leads/dispatch over HTTP: ${storage}, ${connections} connections, ${seconds} s each, lead time zone ${zone}, HTTP baseline ${baselineBefore} req/s before and ${baselineAfter} after${process.env.BENCH_LEADS_WITHOUT_ENGINE === '1' ? ', LEADS DIAL A NO-OP PORT (diagnostic)' : ''}${process.env.BENCH_WITHOUT_RUNNER === '1' ? ', CALLS NOT DRIVEN (diagnostic)' : ''}${process.env.BENCH_PG_OPTIONS ? `, PG OPTIONS ${process.env.BENCH_PG_OPTIONS} (diagnostic)` : ''}`);
 console.table(rows);
 console.log('call outcome of the last 200 leads:', outcomes);
 child.kill('SIGTERM');

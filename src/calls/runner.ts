@@ -106,22 +106,16 @@ export class CallRunner implements CallRunnerPort {
     }
     // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
     // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
-    const stream = await Promise.race([streamP, sleep(this.d.mediaWaitMs ?? 15_000).then(() => undefined), whenAborted(l.dial.signal)]);
+    const stream = await Promise.race([streamP, mediaWait(this.d.mediaWaitMs ?? 15_000, l.dial.signal)]);
+    let reason: string;
+    let session: CallSession | undefined;
     if (!stream) {
       // A stream arriving from now on is refused (1008), not handed to a call that has given up on it: it would
       // stay open, unattached, for as long as the carrier kept sending.
       l.stream = undefined;
-      if (l.endReason) {
-        await this.d.adapters.carrier.hangup(result.carrierCallId, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
-        await this.#finish(row, 'in_progress', 'completed', l.endReason);
-        return;
-      }
-      await this.#finish(row, 'in_progress', 'failed', 'media_timeout');
-      return;
-    }
-    let reason: string;
-    let session: CallSession | undefined;
-    if (result.outcome === 'voicemail') { stream.close(); reason = 'voicemail'; } else {
+      if (!l.endReason) { await this.#finish(row, 'in_progress', 'failed', 'media_timeout'); return; }
+      reason = l.endReason; // hung up or shut down while waiting: ended below as a live session would be
+    } else if (result.outcome === 'voicemail') { stream.close(); reason = 'voicemail'; } else {
       const channel = this.d.pool.openCall(row.id, { sampleRateHz: 8000, turnDetectionTimeoutMs: row.agent.turn_detection_timeout_ms,
         interruptionSensitivity: row.agent.interruption_sensitivity });
       let ledger: CallSession['ledger'] | undefined;
@@ -184,9 +178,12 @@ export class CallRunner implements CallRunnerPort {
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
-
-/** Resolves (with nothing) once `signal` aborts. */
-const whenAborted = (signal: AbortSignal) => new Promise<undefined>((r) => {
-  if (signal.aborted) r(undefined); else signal.addEventListener('abort', () => r(undefined), { once: true });
-});
+/** Resolves (with nothing) after ms or once `signal` aborts, whichever comes first; its timer is unref'd. */
+function mediaWait(ms: number, signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(undefined);
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(undefined); }, ms).unref();
+    const onAbort = () => { clearTimeout(timer); resolve(undefined); };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

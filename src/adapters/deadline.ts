@@ -121,11 +121,15 @@ export async function* streamWithDeadline<T>(adapter: AdapterName, opts: Adapter
   }
 }
 
-/** Resolves after ms, or rejects with the signal's reason when it fires first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves after ms, or rejects with the signal's reason when it fires first. `unref`: the timer alone does not
+ * keep the process alive (a wait that a shutdown ends through `signal` anyway).
+ */
+export function sleep(ms: number, signal?: AbortSignal, opts?: { unref?: boolean }): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    if (opts?.unref) timer.unref();
     const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -4,6 +4,7 @@
  * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
  * item is announced and onCallEnded told.
  */
+import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, PlaceCallResult } from '../adapters/types.js';
 import { simNumberFor, type SimScenario } from '../adapters/sim_numbers.js';
 import type { AudioPool } from '../audio/index.js';
@@ -106,7 +107,8 @@ export class CallRunner implements CallRunnerPort {
     }
     // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
     // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
-    const stream = await Promise.race([streamP, mediaWait(this.d.mediaWaitMs ?? 15_000, l.dial.signal)]);
+    const waited = sleep(this.d.mediaWaitMs ?? 15_000, l.dial.signal, { unref: true }).then(() => undefined, () => undefined);
+    const stream = await Promise.race([streamP, waited]);
     let reason: string;
     let session: CallSession | undefined;
     if (!stream) {
@@ -176,14 +178,4 @@ export class CallRunner implements CallRunnerPort {
     for (const l of this.live.values()) { l.endReason = 'server_shutdown'; l.session?.finish('server_shutdown'); l.dial.abort(); }
     await Promise.allSettled([...this.#running]);
   }
-}
-
-/** Resolves (with nothing) after ms or once `signal` aborts, whichever comes first; its timer is unref'd. */
-function mediaWait(ms: number, signal: AbortSignal): Promise<undefined> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(undefined);
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(undefined); }, ms).unref();
-    const onAbort = () => { clearTimeout(timer); resolve(undefined); };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

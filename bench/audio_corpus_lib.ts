@@ -1,40 +1,90 @@
 /**
- * Scores end-of-turn and barge-in decisions on the labelled corpus (../shared/corpus beside the repo).
- * Shared by bench/audio_corpus.bench.ts and test/audio/corpus_scenarios.test.ts.
+ * Scores end-of-turn and barge-in decisions on the labelled corpora (../shared/corpus and ../shared/corpus-noisy
+ * beside the repo; same manifest format). Shared by the audio benches and test/audio/corpus_scenarios.test.ts.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  createCallAudioState, readWav, resolveBargeIn, stepCallAudioWith,
-  type AudioEvent, type CallAudioSettings,
-} from '../src/audio/index.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as callAudio from '../src/audio/call_audio.js';
+import { readWav, type AudioEvent, type CallAudioSettings, type CallAudioState } from '../src/audio/index.js';
+import { classifyUtterance } from '../src/session/utterance.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CORPUS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'corpus');
+/** Heavy stationary noise (5-8 dB SNR), kept apart so readers of the first manifest see it unchanged. */
+export const NOISY_CORPUS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'corpus-noisy');
+export const CORPORA = [
+  { name: 'corpus', dir: CORPUS_DIR },
+  { name: 'corpus-noisy', dir: NOISY_CORPUS_DIR },
+] as const;
 
 interface Seg { index: number; kind: 'speech' | 'backchannel'; startMs: number; endMs: number; text: string; turnIndex: number | null }
 interface Turn { index: number; startMs: number; endMs: number; text: string; bargeIn: boolean }
 interface Agent { startMs: number; endMs: number; callerSpeech: { kind: 'backchannel' | 'barge_in'; startMs: number; endMs: number; text: string }[] }
 export interface Scenario {
+  /** Folder of the manifest the scenario came from. */
+  dir: string;
   name: string; durationMs: number; tags: string[];
   files: { mulaw8k: { path: string }; pcm16k: { path: string } };
   segments: Seg[]; turns: Turn[]; agentSpeaking: Agent[];
 }
 
-export function loadManifest(): Scenario[] {
-  return JSON.parse(readFileSync(path.join(CORPUS_DIR, 'manifest.json'), 'utf8')).scenarios as Scenario[];
+export function loadManifest(dir: string = CORPUS_DIR): Scenario[] {
+  const scenarios = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).scenarios as Omit<Scenario, 'dir'>[];
+  return scenarios.map((sc) => ({ ...sc, dir }));
 }
 
 export function loadScenarioPcm(sc: Scenario, rate: 8000 | 16000): Int16Array {
   const file = rate === 8000 ? sc.files.mulaw8k.path : sc.files.pcm16k.path;
-  return readWav(readFileSync(path.join(CORPUS_DIR, path.basename(file)))).pcm;
+  return readWav(readFileSync(path.join(sc.dir, path.basename(file)))).pcm;
 }
 
 export function agentSpeakingAt(sc: Scenario, ms: number): boolean {
   return sc.agentSpeaking.some((a) => ms >= a.startMs && ms < a.endMs);
 }
 
+
+/**
+ * The per-call detector functions a run needs: this checkout's, or an earlier commit's (loadDetectorAt), and how
+ * a pending barge-in is settled from its words (the call session judges them for this checkout's detector).
+ */
+export type Detector = Pick<typeof callAudio, 'createCallAudioState' | 'stepCallAudioWith'> & {
+  resolveWithWords(state: CallAudioState, text: string): AudioEvent[];
+};
+export const OURS: Detector = { ...callAudio, resolveWithWords: (state, text) => callAudio.resolveBargeIn(state, classifyUtterance(text)) };
+
+/**
+ * The detector as it was at a git commit of this repository (src/audio extracted into a temporary folder and
+ * imported), so a bench can score and time an earlier detector in the same run as the current one.
+ */
+export async function loadDetectorAt(ref: string): Promise<Detector> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'audio-baseline-'));
+  const tar = execFileSync('git', ['-C', REPO_ROOT, 'archive', ref, 'src/audio'], { maxBuffer: 64 << 20 });
+  execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  const mod = await import(pathToFileURL(path.join(dir, 'src', 'audio', 'call_audio.ts')).href);
+  // before the session judged the words, the detector took the transcript itself
+  return { ...mod, resolveWithWords: (state: CallAudioState, text: string) => mod.resolveBargeIn(state, text) } as Detector;
+}
+
+/** `--name value` from the command line. */
+export function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 2 ? process.argv[i + 1] : undefined;
+}
+
+/**
+ * The detectors a corpus bench compares side by side: ours (with `--tuning` JSON applied by the caller), and the
+ * detector at `--baseline` / AUDIO_BENCH_BASELINE (a git ref) when one is given.
+ */
+export async function comparedDetectors(): Promise<{ detectors: { name: string; detector: Detector }[]; oursTuning?: Record<string, number> }> {
+  const baselineRef = arg('baseline') ?? process.env.AUDIO_BENCH_BASELINE;
+  const oursTuning = arg('tuning') ? JSON.parse(arg('tuning')!) as Record<string, number> : undefined;
+  const detectors = [{ name: oursTuning ? `ours ${JSON.stringify(oursTuning)}` : 'ours', detector: OURS }];
+  if (baselineRef) detectors.push({ name: `baseline ${baselineRef}`, detector: await loadDetectorAt(baselineRef) });
+  return { detectors, oursTuning };
+}
 
 export interface RunOptions {
   rate: 8000 | 16000;
@@ -47,7 +97,8 @@ export interface RunOptions {
   flags?: boolean[];
 }
 
-export function runScenario(sc: Scenario, pcm: Int16Array, o: RunOptions): AudioEvent[] {
+export function runScenario(sc: Scenario, pcm: Int16Array, o: RunOptions, detector: Detector = OURS): AudioEvent[] {
+  const { createCallAudioState, stepCallAudioWith, resolveWithWords } = detector;
   const state = createCallAudioState({
     sampleRateHz: o.rate, turnDetectionTimeoutMs: o.timeoutMs, interruptionSensitivity: o.sensitivity ?? 0.5, tuning: o.tuning,
   });
@@ -59,7 +110,7 @@ export function runScenario(sc: Scenario, pcm: Int16Array, o: RunOptions): Audio
   let resolveText = '';
   for (let f = 0; f < frames; f++) {
     const ms = f * 20;
-    if (ms >= resolveAtMs) { events.push(...resolveBargeIn(state, resolveText)); resolveAtMs = Infinity; }
+    if (ms >= resolveAtMs) { events.push(...resolveWithWords(state, resolveText)); resolveAtMs = Infinity; }
     const ev = stepCallAudioWith(state, pcm.subarray(f * n, (f + 1) * n), agentSpeakingAt(sc, ms), flags ? [flags[f]] : undefined);
     for (const e of ev) {
       events.push(e);
@@ -130,7 +181,7 @@ export function median(xs: number[]): number {
 }
 
 export function totals(scores: Score[]): Score {
-  const t = score({ name: 'TOTAL', durationMs: 0, tags: [], files: null as never, segments: [], turns: [], agentSpeaking: [] }, []);
+  const t = score({ dir: '', name: 'TOTAL', durationMs: 0, tags: [], files: null as never, segments: [], turns: [], agentSpeaking: [] }, []);
   for (const s of scores) {
     t.turns += s.turns; t.eotDelays.push(...s.eotDelays); t.premature += s.premature; t.missed += s.missed;
     t.spuriousEot += s.spuriousEot; t.bargeIns += s.bargeIns; t.bargeInDelays.push(...s.bargeInDelays);

@@ -1,19 +1,19 @@
 /**
- * In-thread cost of decode + detect per 20 ms frame (one core): mu-law 8 kHz and PCM 16 kHz, corpus audio
+ * In-thread cost of decode + detect per 20 ms frame (one core): mu-law 8 kHz and PCM 16 kHz, audio of both corpora
  * replayed through stepCallAudio one frame at a time (as live calls do). Also the plain mu-law LUT decode and
  * readWav against wavefile (the nearest outside implementation) on the same corpus files.
  *
  *   npm run bench -- audio_detect
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import wavefile from 'wavefile';
 import { createCallAudioState, mulawDecode, readWav, stepCallAudio } from '../src/audio/index.js';
-import { CORPUS_DIR, loadManifest, loadScenarioPcm } from './audio_corpus_lib.js';
+import { CORPORA, loadManifest, loadScenarioPcm } from './audio_corpus_lib.js';
 
-const scenarios = loadManifest();
-const mulawFiles = scenarios.map((sc) => new Uint8Array(readFileSync(path.join(CORPUS_DIR, path.basename(sc.files.mulaw8k.path)))));
+const scenarios = CORPORA.filter((c) => existsSync(c.dir)).flatMap((c) => loadManifest(c.dir));
+const mulawFiles = scenarios.map((sc) => new Uint8Array(readFileSync(path.join(sc.dir, path.basename(sc.files.mulaw8k.path)))));
 const mulaw = mulawFiles.map((b) => { const i = Buffer.from(b).indexOf('data'); return b.slice(i + 8); });
 const pcm16 = scenarios.map((sc) => loadScenarioPcm(sc, 16000));
 const settings = { turnDetectionTimeoutMs: 800, interruptionSensitivity: 0.5 } as const;
@@ -51,11 +51,11 @@ const rows = [
     }
   }, 5),
 ];
-console.log(`Decode + detect in one thread over the corpus (${totalMulawFrames} frames of 20 ms); best of 5 passes`);
+console.log(`Decode + detect in one thread over both corpora (${totalMulawFrames} frames of 20 ms); best of 5 passes`);
 console.table(rows);
 
 const wavRows = [
-  timeIt('readWav (ours), 12 mu-law files', totalMulawFrames, () => { for (const f of mulawFiles) readWav(f); }, 5),
+  timeIt(`readWav (ours), ${mulawFiles.length} mu-law files`, totalMulawFrames, () => { for (const f of mulawFiles) readWav(f); }, 5),
   timeIt('wavefile fromBuffer + fromMuLaw, same files', totalMulawFrames, () => {
     for (const f of mulawFiles) { const w = new wavefile.WaveFile(f); w.fromMuLaw(); w.getSamples(false, Int16Array); }
   }, 5),

@@ -23,6 +23,7 @@ import { startServer } from '../src/server.js';
 import { DEV_TENANT_ID } from '../src/services.js';
 import type { CallMetrics } from '../src/calls/types.js';
 import { freshSchema } from './bench_schema.js';
+import { API_KEY, dispatch as dispatchCall } from './live_setup.js';
 
 const SCALE = Number(process.env.SIM_TIME_SCALE ?? 1);
 // Simulated callees on their own thread (default) so the figures are the service's, not the service's plus
@@ -31,7 +32,6 @@ const CALLEE_THREAD = (process.env.CALLEES ?? 'thread') !== 'process';
 const LEVELS = (process.env.CALLS ?? '1,200,500').split(',').map(Number).filter((n) => n > 0);
 const PHASE_SECONDS = Number(process.env.PHASE_SECONDS ?? 40);
 const RAMP_MS = Number(process.env.RAMP_MS ?? 5000);
-const API_KEY = 'bench-service-api-key-0123456789';
 const TERMINAL = ['completed', 'no_answer', 'busy', 'failed', 'canceled'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,18 +50,7 @@ const srv = await startServer(config, { log: createLogger('silent') });
 const storage = `${srv.services.db.kind}${schema ? ' (DATABASE_URL, own schema)' : ''}`;
 const bus = process.env.REDIS_URL ? 'redis (REDIS_URL)' : 'in-process';
 
-async function dispatch(i: number): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`${srv.baseUrl}/calls/dispatch`, {
-      method: 'POST', headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
-      body: JSON.stringify({ to: `+1415555${String(1000 + (i % 9000)).padStart(4, '0')}`, agent_id: 'default', tools: ['calendar_booking', 'crm_sync'] }),
-    });
-    const body = await res.json() as { id?: string };
-    if (res.status === 201 && body.id) return body.id;
-    if (attempt >= 3) throw new Error(`dispatch ${res.status} ${JSON.stringify(body)}`);
-    await sleep(200);
-  }
-}
+const dispatch = (i: number) => dispatchCall(srv, i);
 
 interface PhaseResult { calls: number; ended: number; turns: number; wallS: number; cpuPct: number; loopP99: number; load: string; gc: string; rows: string[][] }
 
@@ -108,6 +97,8 @@ async function phase(n: number): Promise<PhaseResult> {
   const turns = rows.flatMap((r) => r.metrics?.turns ?? []);
   const series: Record<string, number[]> = {
     'pipeline-added (total - endpointing)': turns.map((t) => t.total_ms - t.endpointing_ms),
+    // the same turn of every call, so runs whose calls reach different numbers of turns compare like for like
+    'pipeline-added, first caller turn': rows.flatMap((r) => r.metrics?.turns?.slice(0, 1) ?? []).map((t) => t.total_ms - t.endpointing_ms),
     'stt (finalize)': turns.map((t) => t.stt_ms),
     'dialog (to first text)': turns.map((t) => t.dialog_ms),
     'tts (to first chunk)': turns.map((t) => t.tts_ms),

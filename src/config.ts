@@ -5,9 +5,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
+import { AddressPolicy } from './net/address_policy.js';
+import { LIVE_SLOTS, SLOT_NAMES, selectSlot, settingOf, type Slot } from './providers/catalog.js';
+import { providerSettings } from './providers/settings.js';
 
 const intFrom = (min: number, max: number) =>
   z.coerce.number().int().min(min).max(max);
+
+/** An absolute http(s) base address ending in /v1 (a trailing slash is dropped); no user:password@, it is public. */
+const apiBase = z.string().regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?\/v1\/?$/, 'must be an http(s) URL ending in /v1').transform((u) => u.replace(/\/$/, ''));
+
+const TRUST_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const isTrustList = (v: string) => v.split(',').map((s) => s.trim()).every((s) => TRUST_NAMES.has(s) || ipaddr.isValid(s) || ipaddr.isValidCIDR(s));
 
 const schema = z.object({
   SERVICE_MODE: z.enum(['simulator', 'live']).default('simulator'),
@@ -30,9 +40,16 @@ const schema = z.object({
   AUDIO_BODY_LIMIT_BYTES: intFrom(1024, 100 * 1024 * 1024).default(12 * 1024 * 1024),
   AUDIO_MAX_SECONDS: intFrom(1, 600).default(60),
   LOGIN_ATTEMPTS_PER_MINUTE: intFrom(1, 10_000).default(10),
+  /** login attempts per client address across all emails (password spraying); a success gives its point back */
+  LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: intFrom(1, 100_000).default(30),
+  /**
+   * proxies whose X-Forwarded-For is believed (Express `trust proxy`: addresses, CIDRs, or loopback, linklocal,
+   * uniquelocal, comma-separated); unset = none, the client address is the peer's
+   */
+  TRUST_PROXY: z.string().refine(isTrustList, 'must be addresses, CIDRs or loopback/linklocal/uniquelocal, comma-separated').optional(),
   MAX_CONCURRENT_CALLS_PER_TENANT: intFrom(1, 100_000).default(1000),
   AUDIO_THREADS: intFrom(0, 64).default(0),
-  // Adapters (issue 4): host:port of a gRPC adapter server per adapter; unset = in-process simulator.
+  // Adapters: host:port of a gRPC adapter server per adapter; unset = the live provider or the in-process simulator.
   ADAPTER_CARRIER_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
   ADAPTER_STT_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
   ADAPTER_DIALOG_URL: z.string().regex(/^[\w.\-\[\]:]+:\d{1,5}$/, 'must be host:port').optional(),
@@ -47,9 +64,18 @@ const schema = z.object({
   WEBHOOK_RETRY_BASE_MS: intFrom(10, 3_600_000).default(1000),
   /** how often each instance looks for due webhooks, ms */
   WEBHOOK_POLL_MS: intFrom(10, 60_000).default(500),
+  /** one deadline per webhook attempt over connect, headers and body, ms */
+  WEBHOOK_TIMEOUT_MS: intFrom(100, 120_000).default(10_000),
+  /** exceptions to the outbound address policy (comma-separated CIDRs, e.g. 127.0.0.1/32 for a local receiver) */
+  WEBHOOK_ALLOWED_CIDRS: z.string().refine((v) => { try { AddressPolicy.fromList(v); return true; } catch { return false; } },
+    'must be comma-separated CIDRs such as 127.0.0.1/32').optional(),
+  /** live items and conversation messages of live calls kept in memory while PostgreSQL is unreachable */
+  DB_OUTAGE_BUFFER_WRITES: intFrom(0, 1_000_000).default(10_000),
   /** default deadline of an adapter call (dialog turn, TTS stream, STT finalize, hang-up), ms */
   ADAPTER_TIMEOUT_MS: intFrom(10, 120_000).default(3000),
-  // Business B (privacy, KPIs, campaigns, inbound webhooks).
+  /** 'whole' synthesises a reply only once the model finished it: only to measure what sentence streaming saves */
+  REPLY_MODE: z.enum(['streamed', 'whole']).default('streamed'),
+  // Privacy, KPIs, campaigns, inbound webhooks.
   PRIVACY_RETENTION_DEFAULT_DAYS: intFrom(1, 3650).default(30),
   /** how often transcript retention runs in the service (0 = never; POST /v1/privacy/expire still works) */
   PRIVACY_EXPIRE_INTERVAL_MS: intFrom(0, 7 * 24 * 3600 * 1000).default(3600 * 1000),
@@ -61,7 +87,7 @@ const schema = z.object({
   /** an engine not seen for this long is dead: any other ends its live calls (failed, instance_lost) */
   CALL_INSTANCE_LEASE_SECONDS: intFrom(5, 3600).default(60),
   INBOUND_WEBHOOK_TOLERANCE_SECONDS: intFrom(1, 3600).default(300),
-  // Business A (conversation demo, leads, DND, handoffs).
+  // Conversation demo, leads, DND, handoffs.
   /** region for phone numbers given without a country code (ISO 3166 alpha-2) */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code').default('IN'),
   /** a second lead for the same tenant+number within this window is a duplicate (no second call), s */
@@ -74,15 +100,15 @@ const schema = z.object({
   DEMO_CONVERSATION_TTL_SECONDS: intFrom(60, 7 * 24 * 3600).default(3600),
   /** anonymous demo requests (create, turns, audio) per client IP per minute */
   DEMO_REQUESTS_PER_MINUTE: intFrom(1, 100_000).default(60),
-  // Provider keys: their presence decides live vs simulated per slot (GET /v1/integrations).
-  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
-  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
-  DEEPGRAM_API_KEY: z.string().min(1).optional(),
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  ELEVENLABS_API_KEY: z.string().min(1).optional(),
-  HUBSPOT_API_KEY: z.string().min(1).optional(),
-  CALCOM_API_KEY: z.string().min(1).optional(),
-  WHATSAPP_API_TOKEN: z.string().min(1).optional(),
+  // Web pages: the API base address the public site and the operator app call (served at run time by
+  // GET /config.json, so a change needs no rebuild); unset = the page's own origin.
+  PUBLIC_VOICE_API_ENDPOINT: apiBase.optional(),
+  SERVICE_API_BASE: apiBase.optional(),
+  /** demo requests with a JWT, per tenant per minute (audio turns cost decoding and detection) */
+  DEMO_TENANT_REQUESTS_PER_MINUTE: intFrom(1, 1_000_000).default(300),
+  /** the tenant an anonymous demo conversation is handed to when the visitor asks for a human ("none": no handoff) */
+  DEMO_TENANT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tenant id (e.g. ten_dev) or none').default('ten_dev'),
+  ...providerSettings,
 });
 
 export type Env = z.infer<typeof schema>;
@@ -99,8 +125,10 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Keys live mode cannot run without: real carrier signatures, shared JWT secret, a real admin password. */
-const LIVE_REQUIRED = ['SERVICE_JWT_SECRET', 'SERVICE_DEV_PASSWORD', 'SERVICE_API_KEY', 'TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'] as const;
+/** Keys live mode cannot run without: a shared JWT secret, a real admin password, and where carriers reach us. */
+const LIVE_REQUIRED = ['SERVICE_JWT_SECRET', 'SERVICE_DEV_PASSWORD', 'SERVICE_API_KEY', 'PUBLIC_BASE_URL'] as const;
+
+const GRPC_URL_OF: Partial<Record<Slot, keyof Env>> = { carrier: 'ADAPTER_CARRIER_URL', speech_to_text: 'ADAPTER_STT_URL', text_to_speech: 'ADAPTER_TTS_URL' };
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
@@ -110,8 +138,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  for (const slot of SLOT_NAMES) {
+    const sel = selectSlot(e, slot);
+    // a provider chosen by name must have its keys, in any mode: half-configured is a mistake, not the simulator
+    if (settingOf(slot) && sel.provider && sel.missing.length) {
+      throw new ConfigError(`${settingOf(slot)}=${sel.provider} requires ${sel.missing.join(', ')}`);
+    }
+  }
   if (e.SERVICE_MODE === 'live') {
-    const missing = LIVE_REQUIRED.filter((k) => !e[k]);
+    const missing: string[] = LIVE_REQUIRED.filter((k) => !e[k]);
+    for (const slot of LIVE_SLOTS) {
+      const sel = selectSlot(e, slot);
+      const grpc = GRPC_URL_OF[slot];
+      if (!sel.provider && grpc && e[grpc]) continue; // an adapter server provides it
+      if (!sel.provider) missing.push(`${settingOf(slot)} (the ${slot} provider)`);
+    }
     if (missing.length) throw new ConfigError(`SERVICE_MODE=live requires ${missing.join(', ')}`);
   }
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;

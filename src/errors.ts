@@ -7,16 +7,23 @@ export interface FieldError { path: string; message: string }
 export const ERROR_STATUS = {
   validation_failed: 400,
   malformed_json: 400,
+  /** a URL we would call points at an address the outbound policy refuses (src/net/address_policy.ts) */
+  address_not_allowed: 400,
+  /** the HTTP request itself could not be parsed */
+  malformed_request: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   unprocessable_audio: 422,
   dnd_blocked: 422,
+  outside_calling_hours: 422,
   rate_limited: 429,
   concurrency_limited: 429,
   internal: 500,

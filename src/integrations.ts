@@ -1,34 +1,56 @@
 /**
- * Which provider slots are live and which are simulated, derived only from which keys are present.
- * A slot is live when every key it needs is set; the values themselves never leave this module.
+ * What GET /v1/integrations reports, per provider slot: which provider the settings select, whether it is live
+ * (a real implementation is wired and every key it needs is set), behind a gRPC adapter server, or the
+ * simulator, and which keys are present or missing. Key values never leave this module.
  */
 import type { Config } from './config.js';
+import { SLOTS, SLOT_NAMES, selectSlot, settingOf, type Slot, type SlotSpec } from './providers/catalog.js';
+import { isImplemented } from './providers/index.js';
 
-export const PROVIDER_SLOTS = [
-  { slot: 'carrier', provider: 'twilio', keys: ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN'] },
-  { slot: 'speech_to_text', provider: 'deepgram', keys: ['DEEPGRAM_API_KEY'] },
-  { slot: 'dialog_model', provider: 'openai', keys: ['OPENAI_API_KEY'] },
-  { slot: 'text_to_speech', provider: 'elevenlabs', keys: ['ELEVENLABS_API_KEY'] },
-  { slot: 'crm', provider: 'hubspot', keys: ['HUBSPOT_API_KEY'] },
-  { slot: 'calendar', provider: 'calcom', keys: ['CALCOM_API_KEY'] },
-  { slot: 'messaging', provider: 'whatsapp', keys: ['WHATSAPP_API_TOKEN'] },
-] as const satisfies ReadonlyArray<{ slot: string; provider: string; keys: ReadonlyArray<keyof Config> }>;
-
-export type ProviderSlot = (typeof PROVIDER_SLOTS)[number]['slot'];
+export type ProviderSlot = Slot;
 
 export interface SlotStatus {
-  slot: ProviderSlot;
-  provider: string;
-  mode: 'live' | 'simulated';
+  slot: Slot;
+  /** the setting that names the provider (null for the tool slots: one provider each, live when its keys are set) */
+  setting: string | null;
+  /** the selected provider; null = the simulator */
+  provider: string | null;
+  mode: 'live' | 'simulated' | 'grpc';
+  /** the selected provider's keys, or every provider's when none is selected */
   keys: { name: string; present: boolean }[];
+  /** keys the selected provider still needs */
+  missing: string[];
+  /** providers whose keys are all set, ready to be selected */
+  ready: string[];
+  /** why the slot is not live, in a sentence (absent when it is) */
+  note?: string;
+}
+
+const GRPC_URL: Partial<Record<Slot, keyof Config>> = {
+  carrier: 'ADAPTER_CARRIER_URL', speech_to_text: 'ADAPTER_STT_URL', dialog_model: 'ADAPTER_DIALOG_URL', text_to_speech: 'ADAPTER_TTS_URL',
+  crm: 'ADAPTER_TOOLS_URL', calendar: 'ADAPTER_TOOLS_URL', messaging: 'ADAPTER_TOOLS_URL',
+};
+
+export function slotStatus(config: Config, slot: Slot): SlotStatus {
+  const env = config as unknown as Record<string, unknown>;
+  const spec: SlotSpec = SLOTS[slot];
+  const sel = selectSlot(env, slot);
+  const keyNames = sel.provider && spec.providers[sel.provider] ? spec.providers[sel.provider].keys : [...new Set(Object.values(spec.providers).flatMap((p) => p.keys))];
+  const ready = Object.entries(spec.providers).filter(([, p]) => p.keys.every((k) => env[k])).map(([name]) => name);
+  const base = {
+    slot, setting: settingOf(slot) ?? null, provider: sel.provider ?? null, keys: keyNames.map((name) => ({ name, present: Boolean(env[name]) })),
+    missing: sel.missing, ready,
+  };
+  const grpc = GRPC_URL[slot];
+  if (grpc && config[grpc]) return { ...base, mode: 'grpc', note: `served by the adapter server at ${grpc}` };
+  if (sel.live && isImplemented(slot, sel.provider!)) return { ...base, mode: 'live' };
+  const note = !sel.provider ? (base.setting ? `${base.setting} is not set: the simulator answers` : 'no keys set: simulated')
+    : sel.missing.length ? `${sel.provider} needs ${sel.missing.join(', ')}` : `${sel.provider} is not available in this build`;
+  return { ...base, mode: 'simulated', note };
 }
 
 export function integrationStatus(config: Config): SlotStatus[] {
-  return PROVIDER_SLOTS.map(({ slot, provider, keys }) => {
-    const present = keys.map((name) => ({ name, present: Boolean(config[name]) }));
-    return { slot, provider, mode: present.every((k) => k.present) ? 'live' : 'simulated', keys: present };
-  });
+  return SLOT_NAMES.map((slot) => slotStatus(config, slot));
 }
 
-export const isLive = (config: Config, slot: ProviderSlot) =>
-  integrationStatus(config).find((s) => s.slot === slot)?.mode === 'live';
+export const isLive = (config: Config, slot: Slot) => slotStatus(config, slot).mode === 'live';

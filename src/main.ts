@@ -14,7 +14,11 @@ try {
   throw err;
 }
 const log = createLogger(config.LOG_LEVEL);
-if (!config.SERVICE_JWT_SECRET) log.warn('SERVICE_JWT_SECRET is not set: using a random per-process secret (tokens die with the process)');
+if (!config.SERVICE_JWT_SECRET) {
+  log.warn(config.DATA_DIR === 'memory'
+    ? 'SERVICE_JWT_SECRET is not set and DATA_DIR=memory: using a random per-process secret (tokens die with the process)'
+    : `SERVICE_JWT_SECRET is not set: using the secret kept in ${config.DATA_DIR}/service_secret (set it when several instances share tokens)`);
+}
 const server = await startServer(config, { log });
 log.info({ baseUrl: server.baseUrl, mode: config.SERVICE_MODE, storage: server.services.db.kind, bus: server.services.bus.kind }, 'voicecall listening');
 

@@ -5,11 +5,15 @@
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb } from './db/db.js';
+import { outageBufferOf } from './db/outage.js';
 import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
 import { RedisBus } from './bus/redis_bus.js';
 import { TokenService } from './auth/tokens.js';
 import { hashPassword } from './auth/passwords.js';
+import { persistentSecret } from './auth/service_secret.js';
+import { AddressPolicy } from './net/address_policy.js';
+import { setOutboundPolicy } from './net/customer_url.js';
 import { createMetrics } from './metrics.js';
 import { TenantRepo } from './repos/tenants.js';
 import { AgentRepo, DEFAULT_AGENT } from './repos/agents.js';
@@ -34,8 +38,13 @@ export interface Services extends AppDeps {
 
 export async function buildServices(config: Config, opts: { log?: Logger } = {}): Promise<Services> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
+  if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
+  setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
   const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
   const closers: Array<() => Promise<void>> = [() => db.close()];
+  const outage = outageBufferOf(db).configure({ maxWrites: config.DB_OUTAGE_BUFFER_WRITES, log });
+  closers.unshift(async () => outage.close());
   try {
     await migrate(db);
     const bus = config.REDIS_URL ? new RedisBus(config.REDIS_URL) : new MemoryBus();
@@ -44,9 +53,9 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     await seedDevTenant(config, repos);
     const stream = createStreamRuntime({ db, bus, log });
     closers.unshift(() => stream.close());
-    const adapters = createAdapters(config, { warn: (msg) => log.warn(msg) });
+    const adapters = createAdapters(config, { warn: (msg) => log.warn(msg), log });
     closers.unshift(() => adapters.close());
-    const tools = createTools(config, { warn: (msg) => log.warn(msg) });
+    const tools = createTools(config, { warn: (msg) => log.warn(msg), log });
     closers.unshift(() => tools.close());
     const audio = new AudioPool({ threads: config.AUDIO_THREADS || undefined });
     closers.unshift(() => audio.close());
@@ -61,7 +70,9 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     const conversations = new DemoConversations({
       db, adapters, audio: () => audio, agents: repos.agents, ttlSeconds: config.DEMO_CONVERSATION_TTL_SECONDS,
       maxAudioSeconds: config.AUDIO_MAX_SECONDS, maxAudioBytes: config.AUDIO_BODY_LIMIT_BYTES,
+      demoTenantId: config.DEMO_TENANT_ID === 'none' ? null : config.DEMO_TENANT_ID,
     });
+    closers.unshift(() => conversations.close());
     let closed = false;
     return {
       config, log, db, bus, repos,
@@ -72,7 +83,7 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
       audio, leads, conversations, handoffs: new HandoffService(db, stream.sink),
       tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS),
       metrics: createMetrics(),
-      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE }),
+      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE }),
       async close() {
         if (closed) return;
         closed = true;

@@ -6,7 +6,7 @@
  */
 import { analyzePcm, type AnalyzeOptions, type AnalyzeResult } from '../src/audio/analyze.js';
 import { resolveBargeIn, stepCallAudio } from '../src/audio/call_audio.js';
-import type { AudioEvent } from '../src/audio/events.js';
+import { BARGE_IN_VERDICTS, type AudioEvent, type BargeInVerdict } from '../src/audio/events.js';
 import { mulawDecode } from '../src/audio/g711.js';
 import { PACKED_STATE_LENGTH, packState, unpackState, unpackStateInto } from '../src/audio/state_codec.js';
 import type { CallAudioState } from '../src/audio/call_audio.js';
@@ -65,7 +65,9 @@ function runCall(b: CallBatch, call: number, out: CallBatchResult): void {
       if (((b.audio.byteOffset + offset) & 1) !== 0 || (length & 1) !== 0) throw new RangeError('PCM16 op is not 2-byte aligned');
       ev = stepCallAudio(state, new Int16Array(b.audio.buffer, b.audio.byteOffset + offset, length / 2), arg === 1);
     } else {
-      ev = resolveBargeIn(state, b.texts[arg]);
+      const verdict = b.texts[arg] as BargeInVerdict;
+      if (!BARGE_IN_VERDICTS.includes(verdict)) throw new RangeError(`not a barge-in verdict: ${verdict}`);
+      ev = resolveBargeIn(state, verdict);
     }
     if (ev.length) found.push({ call, op: k, events: ev });
   }

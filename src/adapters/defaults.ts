@@ -16,7 +16,8 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
   const carrier: CarrierAdapter = {
     placeCall: (req, o) => {
       const opts = withTimeout(o, Math.max(ms, PLACE_CALL_TIMEOUT_MS));
-      return withDeadline('carrier', opts, (signal) => c.placeCall(req, { signal, timeoutMs: opts.timeoutMs }));
+      // onEvent passes through: a live carrier reports ringing, machines and the end while the call runs
+      return withDeadline('carrier', opts, (signal) => c.placeCall(req, { signal, timeoutMs: opts.timeoutMs, ...(o?.onEvent ? { onEvent: o.onEvent } : {}) }));
     },
     hangup: (id, o) => { const opts = withTimeout(o, ms); return withDeadline('carrier', opts, (signal) => c.hangup(id, { signal, timeoutMs: opts.timeoutMs })); },
     transfer: (id, target, o) => {
@@ -40,10 +41,21 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
     },
   };
   const dialog: DialogAdapter = {
-    turn: (req, o) => { const opts = withTimeout(o, ms); return streamWithDeadline('dialog', opts, (signal) => d.turn(req, { signal, timeoutMs: opts.timeoutMs })); },
+    turn: (req, o) => {
+      const opts = withTimeout(o, ms);
+      // runTool passes through: a model that needs a tool's result runs it within the turn
+      return streamWithDeadline('dialog', opts, (signal) => d.turn(req, { signal, timeoutMs: opts.timeoutMs, ...(o?.runTool ? { runTool: o.runTool } : {}) }));
+    },
   };
   const tts: TextToSpeechAdapter = {
     synthesize: (req, o) => { const opts = withTimeout(o, ms); return streamWithDeadline('tts', opts, (signal) => t.synthesize(req, { signal, timeoutMs: opts.timeoutMs })); },
+    // kept when the provider has it: telephone audio it renders itself goes to the phone untranscoded
+    ...(t?.synthesizeMulaw ? {
+      synthesizeMulaw: (req, o) => {
+        const opts = withTimeout(o, ms);
+        return streamWithDeadline('tts', opts, (signal) => t.synthesizeMulaw!(req, { signal, timeoutMs: opts.timeoutMs }));
+      },
+    } satisfies Pick<TextToSpeechAdapter, 'synthesizeMulaw'> : {}),
   };
   return { carrier, stt, dialog, tts };
 }

@@ -3,14 +3,16 @@
  * text-to-speech, simulated tools) over gRPC on ADAPTERS_LISTEN (default 127.0.0.1:50051) and prints the bound address.
  * Point the service at it with ADAPTER_CARRIER_URL / ADAPTER_STT_URL / ADAPTER_DIALOG_URL / ADAPTER_TTS_URL /
  * ADAPTER_TOOLS_URL.
- * Note: the simulated carrier decides outcomes only; in simulator mode the service itself plays the callee's
- * media side for answered calls, whichever carrier adapter answered.
+ * The simulated carrier's callees dial the media URL each call names, from this process, as a carrier's media
+ * stream would (SIM_TIME_SCALE, SIM_CALLEE_THREAD as for the service).
  */
-import { createSimAdapters, startAdapterServer } from './index.js';
+import { createSimAdapters, simCallees, startAdapterServer } from './index.js';
 import { createLocalTools } from '../tools/index.js';
 
 const listen = process.env.ADAPTERS_LISTEN || '127.0.0.1:50051';
-const server = await startAdapterServer({ ...createSimAdapters(), tools: createLocalTools() }, listen);
+const timeScale = Number(process.env.SIM_TIME_SCALE || 1);
+const callees = simCallees({ timeScale, thread: process.env.SIM_CALLEE_THREAD === 'true' });
+const server = await startAdapterServer({ ...createSimAdapters({ simCarrier: { callees, timeScale } }), tools: createLocalTools() }, listen);
 process.stdout.write(`adapter server listening on ${server.address} (carrier, stt, dialog, tts, tools: simulator)\n`);
 
 const stop = () => { void server.close().then(() => process.exit(0)); };

@@ -39,13 +39,34 @@ export interface PlaceCallRequest {
   mediaUrl: string;
   /** custom parameters the carrier hands back in the media `start` message */
   parameters: Record<string, string>;
+  /** the simulator's callee behaviour, when a test forces one (real carriers ignore it) */
+  scenario?: string;
 }
 export type CarrierOutcome = 'answered' | 'no_answer' | 'busy' | 'failed' | 'voicemail';
-export interface PlaceCallResult { carrierCallId: string; outcome: CarrierOutcome; detail?: string }
+export interface PlaceCallResult {
+  carrierCallId: string;
+  outcome: CarrierOutcome;
+  detail?: string;
+  /** the carrier's own word for how it went (status, error code, hang-up cause), kept on the call */
+  carrierStatus?: string;
+}
+
+/** What a carrier tells about a call it placed, while it rings and after it was answered. */
+export type CarrierCallEvent =
+  | { type: 'ringing' }
+  /** answering-machine detection: a machine answered; `beepDone` once its greeting is over (leave the message now) */
+  | { type: 'machine'; beepDone: boolean; carrierStatus: string }
+  /** the carrier ended the call (the callee hung up, a network failure); the media stream ends with it */
+  | { type: 'ended'; carrierStatus: string };
+
+export interface PlaceCallOptions extends AdapterCallOptions {
+  /** told what the carrier reports about this call, from the moment it is placed until it ends */
+  onEvent?(event: CarrierCallEvent): void;
+}
 
 export interface CarrierAdapter {
   /** Places the call and resolves once it is answered (media will connect to mediaUrl) or has failed to connect. */
-  placeCall(req: PlaceCallRequest, opts?: AdapterCallOptions): Promise<PlaceCallResult>;
+  placeCall(req: PlaceCallRequest, opts?: PlaceCallOptions): Promise<PlaceCallResult>;
   hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void>;
   /** Bridges the call to a human at `target` (E.164 or SIP URI). */
   transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void>;
@@ -88,6 +109,8 @@ export interface DialogTurnRequest {
     language: string;
     disclosure_script: string;
     qualify_script: { field: string; question: string }[];
+    /** the qualify script as written, when it is text: instructions a language model reads (the steps derive from it) */
+    qualify_text?: string;
   };
   context: Record<string, string>;
   /** tool names enabled for the call (calendar_booking, crm_sync, messaging_brochure) */
@@ -110,15 +133,43 @@ export type DialogEvent =
   | { type: 'escalate'; reason: string }
   | { type: 'end_call'; reason: string };
 
+/** What running a tool gave: the action recorded on the call, and what the provider answered (for a model). */
+export interface ToolOutcome {
+  /** e.g. calendar.event.create */
+  type: string;
+  /** '<http_status>_<text>' */
+  status: string;
+  /** the provider's answer, trimmed to what a model may use (ids, times), or the error */
+  result?: Record<string, unknown>;
+}
+
+export interface DialogTurnOptions extends AdapterCallOptions {
+  /**
+   * Runs an enabled tool now and resolves with its outcome, already recorded on the call. A model that needs the
+   * result to go on calls this; an adapter that only announces tools yields `tool_call` events instead.
+   */
+  runTool?(tool: string, args: Record<string, string>): Promise<ToolOutcome>;
+}
+
 export interface DialogAdapter {
-  /** Streams the reply: text chunks (speakable as they come), extracted entities, tool calls, escalation, end. */
-  turn(req: DialogTurnRequest, opts?: AdapterCallOptions): AsyncIterable<DialogEvent>;
+  /**
+   * Streams the reply: text (fragments of one stream, concatenated as they come; a whole sentence per event is
+   * fine too), extracted entities, tool calls, escalation, end.
+   */
+  turn(req: DialogTurnRequest, opts?: DialogTurnOptions): AsyncIterable<DialogEvent>;
 }
 
 // ---------- text-to-speech ----------
+export interface SynthesisRequest { text: string; voice: string; language: string }
+
 export interface TextToSpeechAdapter {
   /** Streams PCM16 chunks of the spoken text at sampleRateHz (any chunk size). */
-  synthesize(req: { text: string; voice: string; language: string; sampleRateHz: number }, opts?: AdapterCallOptions): AsyncIterable<Int16Array>;
+  synthesize(req: SynthesisRequest & { sampleRateHz: number }, opts?: AdapterCallOptions): AsyncIterable<Int16Array>;
+  /**
+   * Streams G.711 mu-law at 8 kHz (any chunk size), for a provider that renders telephone audio itself: it goes
+   * to the phone as it comes, with no resampling or transcoding. Optional: without it, calls use synthesize().
+   */
+  synthesizeMulaw?(req: SynthesisRequest, opts?: AdapterCallOptions): AsyncIterable<Uint8Array>;
 }
 
 export interface AdapterSet {

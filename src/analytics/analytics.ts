@@ -2,7 +2,8 @@
  * GET /analytics in SQL: calls by status and by UTC day, and per agent and overall: average duration,
  * turn latency p50/p99 (percentile_cont over the per-call metrics latency_p50_ms / latency_p99_ms),
  * interruption rate (interruptions_handled / turn_count summed over calls with metrics) and escalation rate
- * (calls with human_escalation / connected calls).
+ * (calls with human_escalation / connected calls). Reported rounded (ANALYTICS_PRECISION): durations and
+ * latencies to 0.1 (s, ms), rates to 4 decimals; float sums would otherwise show as 819.8480000000001.
  */
 import type { Queryable } from '../db/db.js';
 import { RANGE_WHERE, jsonNumber, rangeParams, type Range } from './range.js';
@@ -21,6 +22,25 @@ const SUMMARY = `count(*)::int AS calls,
   (sum(${jsonNumber('c.metrics', 'interruptions_handled')}) / NULLIF(sum(${jsonNumber('c.metrics', 'turn_count')}), 0))::float8 AS interruption_rate,
   (count(*) FILTER (WHERE c.human_escalation)::float8 / NULLIF(count(c.answered_at), 0)) AS escalation_rate`;
 
+/** Decimals reported per kind of value. */
+export const ANALYTICS_PRECISION = { seconds: 1, ms: 1, rate: 4 } as const;
+
+const round = (v: number | null, decimals: number): number | null => {
+  if (v === null || v === undefined) return null;
+  const f = 10 ** decimals;
+  return Math.round(Number(v) * f) / f;
+};
+
+function rounded<T extends Summary>(s: T): T {
+  const P = ANALYTICS_PRECISION;
+  return {
+    ...s,
+    avg_duration_seconds: round(s.avg_duration_seconds, P.seconds),
+    latency_p50_ms: round(s.latency_p50_ms, P.ms), latency_p99_ms: round(s.latency_p99_ms, P.ms),
+    interruption_rate: round(s.interruption_rate, P.rate), escalation_rate: round(s.escalation_rate, P.rate),
+  };
+}
+
 export async function computeAnalytics(db: Queryable, tenant: string, r: Range) {
   const p = rangeParams(tenant, r);
   const [byStatus, byDay, overall, perAgent] = await Promise.all([
@@ -35,7 +55,7 @@ export async function computeAnalytics(db: Queryable, tenant: string, r: Range) 
     from: r.from.toISOString(), to: r.to.toISOString(), agent_id: r.agentId,
     by_status: Object.fromEntries(byStatus.rows.map((x) => [x.status, x.calls])),
     by_day: byDay.rows,
-    ...overall.rows[0],
-    per_agent: perAgent.rows,
+    ...rounded(overall.rows[0]),
+    per_agent: perAgent.rows.map(rounded),
   };
 }

@@ -1,12 +1,20 @@
-/** The query of /kpis and /analytics: a half-open time range [from, to) on calls.created_at and an agent filter. */
+/**
+ * The query of /kpis and /analytics: a half-open time range [from, to) on calls.created_at and an agent filter.
+ * A bare date is midnight UTC at the start of that day, so from=2026-11-01&to=2026-12-01 is November.
+ */
 import { z } from 'zod';
 import { ApiError } from '../errors.js';
 
 const DAY_MS = 86_400_000;
 
+/** An instant (ISO 8601 with offset) or a date (YYYY-MM-DD: midnight UTC at the start of that day). */
+const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+  error: 'must be an ISO 8601 date (2026-11-01, midnight UTC) or date-time with offset (2026-11-01T00:00:00Z)',
+}).transform((s) => (s.length === 10 ? `${s}T00:00:00Z` : s));
+
 export const RangeQuery = z.strictObject({
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
   agent_id: z.string().min(1).max(64).optional(),
 });
 

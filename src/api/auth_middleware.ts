@@ -1,9 +1,11 @@
 /**
- * One authentication step per route, driven by the route's declared rule:
+ * One authentication step per route, driven by the route's declared rule (the same object openapi.ts documents as
+ * x-auth and x-auth-accepts, so the document cannot say other than what is enforced):
  *  - Bearer JWT (HS256, tenant-scoped claims),
  *  - service API keys, as Bearer or X-Api-Key, only on routes that declare `apiKey: true`,
- *  - role check (admin includes operator).
- * Failures are 401 unauthenticated / 403 forbidden, never a hint about which part was wrong beyond that.
+ *  - role check (admin includes operator): `role` for JWTs and, unless `apiKeyRole` says otherwise, for API keys.
+ * Failures are 401 unauthenticated (no usable credential, or a kind of credential the route does not take) and
+ * 403 forbidden (a role too low); the message says what the route needs, never which secret was wrong.
  */
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
@@ -13,7 +15,32 @@ import type { AppDeps } from './deps.js';
 
 export type AuthRule =
   | { kind: 'public'; optionalJwt?: boolean }
-  | { kind: 'auth'; role?: Role; apiKey?: boolean };
+  /** role: needed by JWTs (and API keys); apiKey: keys are accepted; apiKeyRole: the role keys need instead of `role` */
+  | { kind: 'auth'; role?: Role; apiKey?: boolean; apiKeyRole?: Role };
+
+/** A kind of credential a route may accept; `accepts` lists them for a rule (the OpenAPI x-auth-accepts). */
+export type CredentialKind = 'anonymous' | 'operator_jwt' | 'admin_jwt' | 'operator_api_key' | 'admin_api_key';
+
+export function accepts(rule: AuthRule): CredentialKind[] {
+  if (rule.kind === 'public') return ['anonymous', 'operator_jwt', 'admin_jwt', ...(rule.optionalJwt ? [] : ['operator_api_key', 'admin_api_key'] as const)];
+  const out: CredentialKind[] = [];
+  const jwtRole = rule.role, keyRole = rule.apiKeyRole ?? rule.role;
+  if (jwtRole !== 'admin') out.push('operator_jwt');
+  out.push('admin_jwt');
+  if (rule.apiKey) { if (keyRole !== 'admin') out.push('operator_api_key'); out.push('admin_api_key'); }
+  return out;
+}
+
+/** What a route needs, in words ("admin JWT or API key (any role)"); the OpenAPI x-auth. */
+export function describeAuth(rule: AuthRule): string {
+  if (rule.kind === 'public') return rule.optionalJwt ? 'public (JWT optional)' : 'public';
+  // operator is the lowest role (admin includes it): needing it means any role
+  const who = (r: Role | undefined) => (r === 'admin' ? 'admin' : 'any role');
+  const jwt = rule.role === 'admin' ? 'admin JWT' : 'JWT (any role)';
+  return rule.apiKey ? `${jwt} or API key (${who(rule.apiKeyRole ?? rule.role)})` : jwt;
+}
+
+const NEEDS_USER_JWT = "this route needs a user's JWT (Authorization: Bearer <access_token from POST /v1/auth/login>); API keys are not accepted here";
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -39,7 +66,7 @@ export async function resolveCredential(deps: AppDeps, token: string, allowApiKe
     if (!principal) throw new ApiError('unauthenticated', reason ?? 'token is invalid');
     return principal;
   }
-  if (!allowApiKey) throw new ApiError('unauthenticated', 'a JWT is required on this route');
+  if (!allowApiKey) throw new ApiError('unauthenticated', NEEDS_USER_JWT);
   const cache = keyCacheOf(deps);
   const digest = createHash('sha256').update(token).digest('base64');
   const now = Date.now();
@@ -76,15 +103,19 @@ export function authenticate(deps: AppDeps, rule: AuthRule): RequestHandler {
     const bearer = bearerToken(req);
     const xKey = typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined;
     if (rule.kind === 'public') {
-      // A public route with an optional JWT: a valid token ties the request to a tenant, a bad one is refused.
+      // A public route with an optional JWT: a valid token ties the request to a tenant, a bad one (or an API key,
+      // which would otherwise be silently ignored and the request served as anonymous) is refused.
       if (rule.optionalJwt && bearer !== undefined) req.principal = await resolveCredential(deps, bearer, false);
+      else if (rule.optionalJwt && xKey) throw new ApiError('unauthenticated', NEEDS_USER_JWT);
       return next();
     }
     let principal: Principal;
     if (bearer) principal = await resolveCredential(deps, bearer, !!rule.apiKey);
     else if (xKey && rule.apiKey) principal = await resolveCredential(deps, xKey, true);
-    else throw new ApiError('unauthenticated', bearer === '' ? 'Authorization header must be "Bearer <token>"' : 'missing credentials');
-    if (rule.role && !hasRole(principal, rule.role)) throw new ApiError('forbidden', `this route needs the ${rule.role} role`);
+    else if (xKey) throw new ApiError('unauthenticated', NEEDS_USER_JWT);
+    else throw new ApiError('unauthenticated', bearer === '' ? 'Authorization header must be "Bearer <token>"' : `missing credentials: this route needs ${describeAuth(rule)}`);
+    const need = principal.kind === 'api_key' ? rule.apiKeyRole ?? rule.role : rule.role;
+    if (need && !hasRole(principal, need)) throw new ApiError('forbidden', `this route needs ${describeAuth(rule)}`);
     req.principal = principal;
     next();
   };

@@ -32,29 +32,29 @@ export interface AppDeps {
   metrics: Metrics;
   rateLimits: RateLimits;
   repos: { tenants: TenantRepo; agents: AgentRepo };
-  /** live items of calls: stored with a per-call seq, then published on the bus (stream owner) */
+  /** live items of calls: stored with a per-call seq, then published on the bus */
   callEvents: CallEventSink;
   stream: StreamRuntime;
-  /** carrier, speech-to-text, dialog, text-to-speech: in-process simulator or gRPC per config (adapters owner) */
+  /** carrier, speech-to-text, dialog, text-to-speech: simulator, live provider or gRPC adapter server, per config */
   adapters: AdapterRuntime;
   /** calendar_booking / crm_sync / messaging_brochure integrations, each returning { type, status } */
   tools: ToolRunner;
-  /** dispatch / get / list / hangup / transfer calls, onCallEnded (calls owner) */
+  /** dispatch / get / list / hangup / transfer calls, onCallEnded */
   calls: CallService;
-  /** the rest of the call engine: media edge, webhook outbox, recordings (calls owner) */
+  /** the rest of the call engine: carrier, media edges, webhook outbox, recordings */
   callEngine: CallEngine;
-  /** privacy export/erase/retention (business B) */
+  /** privacy export/erase/retention */
   privacy: OpsServices['privacy'];
-  /** campaigns and this instance's dialer (business B) */
+  /** campaigns and this instance's dialer */
   campaigns: OpsServices['campaigns'];
-  /** effects of inbound CRM/calendar webhooks (business B) */
+  /** effects of inbound CRM/calendar webhooks */
   inbound: OpsServices['inbound'];
-  /** the audio worker pool: speech/turn/barge-in detection off the event loop (audio owner) */
+  /** the audio worker pool: speech/turn/barge-in detection off the event loop */
   audio: AudioPool;
-  /** leads, DND registry, consent log, scheduled lead calls (business A) */
+  /** leads, DND registry, consent log, scheduled lead calls */
   leads: LeadServices;
-  /** the conversation demo loop (business A) */
+  /** the conversation demo loop */
   conversations: DemoConversations;
-  /** operator handoffs (business A) */
+  /** operator handoffs */
   handoffs: HandoffService;
 }

@@ -5,14 +5,15 @@
  * objects (`Object.setPrototypeOf(req, app.request)` in app.handle). V8 then sees each request object change
  * its shape after construction, and every property access on req/res along the middleware chain goes slow and
  * megamorphic. Constructed with app.request / app.response as prototypes to begin with, Express's
- * setPrototypeOf changes nothing and the shapes stay stable. Measured on this 2-core machine with one
- * `app.get('/x', (req, res) => res.json(...))` and autocannon, 32 connections: 0.27-0.30 ms of CPU per request
- * before, 0.13 after; the objects are still IncomingMessage and ServerResponse (instanceof holds) with the same
- * methods, only found without the per-request change.
+ * setPrototypeOf changes nothing and the shapes stay stable (about half the CPU per request: bench/README.md,
+ * "HTTP"). The objects are still IncomingMessage and ServerResponse (instanceof holds) with the same methods.
  */
-import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { problemBody } from './problem.js';
 
 export function createExpressServer(app: Express): Server {
   // Function constructors, not classes: a class's `prototype` cannot be replaced by the app's objects.
@@ -22,8 +23,28 @@ export function createExpressServer(app: Express): Server {
     (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void).call(this, req, options);
   }
   AppResponse.prototype = app.response;
-  return createServer({
+  const server = createServer({
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
   }, app);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/**
+ * A request node's HTTP parser refuses before Express sees it (request line and headers over the 16 KiB
+ * --max-http-header-size, a malformed request, a header timeout) is answered in problem+json like every other
+ * error; node's own answer had an empty body. The connection closes after it.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) { socket.destroy(); return; }
+  const [code, detail]: [ErrorCode, string] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? ['headers_too_large', 'the request line and headers exceed 16 KiB']
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? ['request_timeout', 'the request was not received in time']
+      : ['malformed_request', 'the HTTP request could not be parsed'];
+  const status = ERROR_STATUS[code];
+  const body = JSON.stringify(problemBody(code, detail));
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -1,6 +1,7 @@
 /** OpenAPI 3.1 built from the route table, so every route that exists is described and nothing else is. */
 import { z } from 'zod';
 import { roleLabel, type RouteTable } from './route_table.js';
+import { accepts } from './auth_middleware.js';
 
 const toOpenApiPath = (p: string) => '/v1' + p.replace(/:([A-Za-z_]+)/g, '{$1}');
 
@@ -19,6 +20,7 @@ export function buildOpenApi(t: RouteTable, info: { version: string; serverUrl: 
       tags: [s.tag],
       operationId: `${s.method}${path.replace(/[^A-Za-z0-9]+/g, '_')}`,
       'x-auth': roleLabel(s.auth),
+      'x-auth-accepts': accepts(s.auth),
       security: s.auth.kind === 'public' ? (s.auth.optionalJwt ? [{}, { bearer: [] }] : []) : s.auth.apiKey ? [{ bearer: [] }, { apiKey: [] }] : [{ bearer: [] }],
       parameters: [...params, ...(s.query ? queryParams(s.query) : [])],
       responses,
@@ -32,14 +34,16 @@ export function buildOpenApi(t: RouteTable, info: { version: string; serverUrl: 
   }
   for (const w of t.sockets) {
     (paths[toOpenApiPath(w.path)] ??= {}).get = {
-      summary: `WebSocket: ${w.summary}`, tags: [w.tag], 'x-auth': roleLabel(w.auth), 'x-websocket': true,
+      summary: `WebSocket: ${w.summary}`, tags: [w.tag], 'x-auth': roleLabel(w.auth), 'x-auth-accepts': accepts(w.auth), 'x-websocket': true,
       operationId: `ws${toOpenApiPath(w.path).replace(/[^A-Za-z0-9]+/g, '_')}`,
       responses: { 101: { description: 'Switching Protocols' }, default: problem },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'voicecall API', version: info.version, description: 'Outbound AI voice calls, demo conversations, leads, handoffs, privacy, analytics and live streams. Errors are application/problem+json with a stable `code`.' },
+    info: { title: 'voicecall API', version: info.version, description: 'Outbound AI voice calls, demo conversations, leads, handoffs, privacy, analytics and live streams. Errors are application/problem+json with a stable `code`. '
+      + 'Each operation states its auth in x-auth (words) and x-auth-accepts (the credentials it takes: anonymous, operator_jwt, admin_jwt, '
+      + 'operator_api_key, admin_api_key; admin includes operator), both generated from the rule that enforces it.' },
     servers: [{ url: info.serverUrl }],
     paths,
     components: {

@@ -1,21 +1,27 @@
 /** Maps every failure to application/problem+json with a stable code; never leaks a stack trace. */
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { isUnavailable } from '../db/db.js';
 import { scrubUrl, type Logger } from '../log.js';
 
 const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Request validation failed',
   malformed_json: 'Malformed JSON body',
+  address_not_allowed: 'Address not allowed',
+  malformed_request: 'Malformed HTTP request',
   unauthenticated: 'Authentication required',
   forbidden: 'Forbidden',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  request_timeout: 'Request timeout',
   conflict: 'Conflict',
   gone: 'Gone',
   payload_too_large: 'Payload too large',
+  headers_too_large: 'Request header fields too large',
   unsupported_media_type: 'Unsupported media type',
   unprocessable_audio: 'Audio could not be processed',
   dnd_blocked: 'Blocked by do-not-disturb rules',
+  outside_calling_hours: 'Outside the callee\'s calling hours',
   rate_limited: 'Too many requests',
   concurrency_limited: 'Too many concurrent calls',
   internal: 'Internal error',
@@ -41,8 +47,14 @@ export function sendProblem(res: Response, err: ApiError, instance?: string): vo
   res.status(err.status).type('application/problem+json').send(JSON.stringify(problemBody(err.code, err.message, err.extra, instance)));
 }
 
-/** body-parser and multer report their own errors; translate them to our codes. */
+/** Seconds a client is told to wait (Retry-After) when the database is unreachable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** body-parser and multer report their own errors, the database its outages; translate them to our codes. */
 function fromFramework(err: unknown): ApiError | undefined {
+  if (isUnavailable(err)) {
+    return new ApiError('unavailable', 'the database is unreachable; retry shortly', { retryable: true, retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS });
+  }
   const e = err as { type?: string; status?: number; code?: string; message?: string };
   if (e?.type === 'entity.parse.failed') return new ApiError('malformed_json', 'request body is not valid JSON');
   if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') return new ApiError('payload_too_large', 'request body exceeds the size limit');

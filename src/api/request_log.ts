@@ -2,10 +2,9 @@
  * Request id and one log line per request ("request completed": req {id, method, url}, res {statusCode},
  * responseTime ms; "request aborted" when the client left first), the shape pino-http wrote.
  *
- * Written here because pino-http was measured slow on the hot path: it builds a child logger with the
- * serialised request for every request whatever the level, about 0.04 ms of CPU each (GET /v1/health went from
- * 5,180 to 6,426 req/s without it, `BENCH_CASES=health npm run bench -- leads`). Here the line is built only
- * when its level is enabled. There is no per-request child logger (req.log): the error handler logs the id
+ * Written here because pino-http was measured slow on the hot path (bench/README.md, "HTTP"): it builds a child
+ * logger with the serialised request for every request whatever the level. Here the line is built only when its
+ * level is enabled. There is no per-request child logger (req.log): the error handler logs the id
  * itself, and a property defined per request would give every request object its own hidden class.
  */
 import type { RequestHandler } from 'express';

@@ -6,8 +6,9 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import etag from 'etag';
 import { z } from 'zod';
 import type { Role } from '../auth/tokens.js';
-import { authenticate, type AuthRule } from './auth_middleware.js';
+import { authenticate, describeAuth, type AuthRule } from './auth_middleware.js';
 import type { AppDeps } from './deps.js';
+import { parse } from './validate.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -18,13 +19,14 @@ export interface RouteSpec {
   summary: string;
   tag: string;
   auth: AuthRule;
+  /** the JSON body's schema: the table validates it (400 naming the fields) and hands the handler the parsed value */
   body?: z.ZodType;
   query?: z.ZodType;
   /** extra request content types beyond JSON, for the document (e.g. multipart/form-data) */
   requestTypes?: string[];
   /** status -> description */
   responses?: Record<number, string>;
-  /** Express handlers run before ours (e.g. a multipart parser) */
+  /** Express handlers run before the body is validated and the handler runs (a multipart parser, a signature check) */
   pre?: Array<(req: Request, res: Response, next: (err?: unknown) => void) => void>;
   handler: (req: Request, res: Response) => Promise<unknown> | unknown;
 }
@@ -51,6 +53,8 @@ export class RouteTable {
       let r = groups.get(segment);
       if (!r) groups.set(segment, (r = Router()));
       r[s.method](s.path, authenticate(deps, s.auth), ...(s.pre ?? []), async (req: Request, res: Response) => {
+        // a multipart or raw audio body is the route's own to read; JSON (or none) is what `body` describes
+        if (s.body && (!req.headers['content-type'] || req.is('json'))) req.body = parse(s.body, req.body);
         const out = await s.handler(req, res);
         if (out === undefined || res.headersSent) return;
         if (s.method !== 'get') return res.json(out);
@@ -74,9 +78,11 @@ function firstSegment(path: string): string | undefined {
   return segment || undefined;
 }
 
-export const roleLabel = (a: AuthRule): string =>
-  a.kind === 'public' ? (a.optionalJwt ? 'public (JWT optional)' : 'public')
-    : `${a.role ?? 'any role'}${a.apiKey ? ' JWT or API key' : ' JWT'}`;
+/** The route's auth rule in words (OpenAPI x-auth), from the rule object authenticate() enforces. */
+/** The body the table validated against `schema` (the route's declared `body`), typed. */
+export const bodyOf = <S extends z.ZodType>(req: Request, _schema: S): z.output<S> => req.body as z.output<S>;
+
+export const roleLabel = (a: AuthRule): string => describeAuth(a);
 
 export type { Role };
 

@@ -4,6 +4,7 @@
  */
 import { createCallAudioState, stepCallAudio, type CallAudioSettings } from './call_audio.js';
 import type { AudioEvent } from './events.js';
+import { weakThresholdDb } from './noise_gate.js';
 import { resample } from './resample.js';
 
 export interface AnalyzeOptions extends Omit<CallAudioSettings, 'sampleRateHz'> {
@@ -17,6 +18,11 @@ export interface AnalyzeResult {
   segments: { startMs: number; endMs: number }[];
   sampleRateHz: 8000 | 16000;
   durationMs: number;
+  /**
+   * The background as the detector measured it by the end (dBFS, 0.1 dB): its floor, and the level above which a
+   * frame counted as weak speech (null when too little background was heard to tell).
+   */
+  background: { floorDb: number; weakSpeechAboveDb: number | null };
 }
 
 export function analyzePcm(pcm: Int16Array, sampleRateHz: number, opts: AnalyzeOptions): AnalyzeResult {
@@ -40,5 +46,8 @@ export function analyzePcm(pcm: Int16Array, sampleRateHz: number, opts: AnalyzeO
   }
   const durationMs = frames * 20;
   if (openStart >= 0) segments.push({ startMs: openStart, endMs: durationMs });
-  return { events, segments, sampleRateHz: rate, durationMs };
+  const r1 = (x: number) => Math.round(x * 10) / 10;
+  const weak = weakThresholdDb(state.vad.gate, state.tuning, 20);
+  const background = { floorDb: r1(state.vad.floorDb), weakSpeechAboveDb: Number.isFinite(weak) ? r1(state.vad.floorDb + weak) : null };
+  return { events, segments, sampleRateHz: rate, durationMs, background };
 }

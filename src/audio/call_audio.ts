@@ -6,10 +6,9 @@
  * (Workers receive a structured-clone copy and send it back, so the pool's copy is replaced, not shared.)
  * Time is the count of 20 ms frames processed, so replaying the same audio always gives the same events.
  */
-import type { AudioEvent } from './events.js';
-import { isBackchannel } from './backchannel.js';
+import type { AudioEvent, BargeInVerdict } from './events.js';
 import { DEFAULT_TUNING, type DetectorTuning } from './tuning.js';
-import { createVadState, vadStep, type VadState } from './vad.js';
+import { createVadState, isSilent, vadStep, type VadState } from './vad.js';
 
 export const CALL_FRAME_MS = 20;
 
@@ -95,7 +94,7 @@ function stepFrame(s: CallAudioState, frame: Int16Array, agentSpeaking: boolean,
   const t = s.tuning;
   const timeoutMs = s.settings.turnDetectionTimeoutMs;
   const v = s.vad;
-  const change = vadStep(v, frame, s.settings.sampleRateHz, f, t, CALL_FRAME_MS, Math.min(t.stopMs, timeoutMs), external);
+  const change = vadStep(v, frame, s.settings.sampleRateHz, f, t, CALL_FRAME_MS, Math.min(t.stopMs, timeoutMs), s.turnOpen, external);
   // The level detector loses the last tens of ms of decaying speech under noise: add them back.
   const speechEndMs = v.speechEndFrame * CALL_FRAME_MS + t.endTailMs;
   if (change === 'started') {
@@ -117,9 +116,8 @@ function stepFrame(s: CallAudioState, frame: Int16Array, agentSpeaking: boolean,
     out.push({ type: 'BargeInDetected', atMs, speechStartMs: s.speechStartMs });
   }
   if (!s.turnOpen) return;
-  // Not while 'starting': a possible onset is being confirmed (a click fails it within a frame or two).
-  const inSilence = v.phase === 'stopping' || v.phase === 'quiet';
-  if (inSilence && atMs - speechEndMs >= timeoutMs) {
+  // Not while a possible onset is being confirmed (a click fails it within a frame or two).
+  if (isSilent(v) && atMs - speechEndMs >= timeoutMs) {
     endTurn(s, atMs, speechEndMs, 'silence', out);
   } else if (atMs - s.turnStartMs >= (s.settings.maxTurnMs ?? t.maxTurnMs)) {
     endTurn(s, atMs, Math.min(speechEndMs, atMs), 'max_wait', out);
@@ -140,15 +138,14 @@ function recover(s: CallAudioState, atMs: number, reason: 'backchannel' | 'short
 }
 
 /**
- * The transcript of the speech behind a pending barge-in is known: a backchannel (or no words) recovers the
+ * The session has decided a pending barge-in from the caller's words: a backchannel (or no words) recovers the
  * interruption, anything else confirms it. No-op (returns []) unless a barge-in is pending. Mutates `state`.
  */
-export function resolveBargeIn(state: CallAudioState, transcriptText: string): AudioEvent[] {
+export function resolveBargeIn(state: CallAudioState, verdict: BargeInVerdict): AudioEvent[] {
   if (state.bargeIn !== 'pending') return [];
   const atMs = state.frames * CALL_FRAME_MS;
   const out: AudioEvent[] = [];
-  if (transcriptText.trim() === '') recover(state, atMs, 'no_words', out);
-  else if (isBackchannel(transcriptText)) recover(state, atMs, 'backchannel', out);
+  if (verdict !== 'words') recover(state, atMs, verdict, out);
   else {
     state.bargeIn = 'confirmed';
     out.push({ type: 'BargeInConfirmed', atMs, speechStartMs: state.speechStartMs });

@@ -18,3 +18,10 @@ export type AudioEvent =
   | { type: 'InterruptionRecovered'; atMs: number; speechStartMs: number; reason: 'backchannel' | 'short_speech' | 'no_words' };
 
 export type AudioEventType = AudioEvent['type'];
+
+/**
+ * How a pending barge-in ended, as the call session decided from the caller's words (src/session/utterance.ts):
+ * a backchannel or no words recover the interruption, anything else confirms it. The detector only hears sound.
+ */
+export type BargeInVerdict = 'backchannel' | 'no_words' | 'words';
+export const BARGE_IN_VERDICTS: readonly BargeInVerdict[] = ['backchannel', 'no_words', 'words'];

@@ -5,6 +5,8 @@
  */
 
 export const FRAME_MS = 20;
+/** one 20 ms frame of telephone audio (8 kHz): samples, and bytes in G.711 */
+export const PHONE_FRAME_SAMPLES = 160;
 
 export function samplesPerFrame(sampleRateHz: number, frameMs = FRAME_MS): number {
   const n = (sampleRateHz * frameMs) / 1000;

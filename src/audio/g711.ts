@@ -75,6 +75,9 @@ function encodeWith(table: Uint8Array, pcm: Int16Array): Uint8Array {
 }
 
 /** mu-law bytes -> PCM16. Pass `out` (same length) to decode without allocating. */
+/** the mu-law code of a zero sample: what silence is on a G.711 line */
+export const MULAW_SILENCE = 0xff;
+
 export function mulawDecode(u8: Uint8Array, out?: Int16Array): Int16Array {
   return decodeWith(MULAW_DECODE_TABLE, u8, out);
 }

@@ -1,17 +1,16 @@
 /** Audio core: codecs, resampling, framing, WAV, speech/turn/barge-in detection, worker pool. */
-export { mulawDecode, mulawEncode, alawDecode, alawEncode, MULAW_DECODE_TABLE, ALAW_DECODE_TABLE } from './g711.js';
+export { mulawDecode, mulawEncode, alawDecode, alawEncode, MULAW_DECODE_TABLE, ALAW_DECODE_TABLE, MULAW_SILENCE } from './g711.js';
 export { resample } from './resample.js';
-export { FrameSplitter, ByteFrameSplitter, samplesPerFrame, FRAME_MS } from './framing.js';
+export { FrameSplitter, ByteFrameSplitter, samplesPerFrame, FRAME_MS, PHONE_FRAME_SAMPLES } from './framing.js';
 export { AudioError, type AudioErrorCode } from './errors.js';
 export { readWav, writeWav, wavHeader, WAV_HEADER_BYTES, concatPcm, type DecodedWav } from './wav.js';
 export { WavDecoder, type WavLimits } from './wav_decoder.js';
 export { parseFmt, WAVE_FORMAT, type WavFormat } from './wav_format.js';
-export type { AudioEvent, AudioEventType } from './events.js';
+export { BARGE_IN_VERDICTS, type AudioEvent, type AudioEventType, type BargeInVerdict } from './events.js';
 export {
   createCallAudioState, stepCallAudio, stepCallAudioWith, resolveBargeIn, bargeInMinMs, CALL_FRAME_MS,
   type CallAudioSettings, type CallAudioState, type BargeInPhase,
 } from './call_audio.js';
-export { isBackchannel } from './backchannel.js';
 export { DEFAULT_TUNING, type DetectorTuning } from './tuning.js';
 export type { VadPhase, VadState } from './vad.js';
 export { analyzePcm, type AnalyzeOptions, type AnalyzeResult } from './analyze.js';

@@ -4,7 +4,7 @@
  *   channel.pushMulaw(frame) --queue--> ready set --(a worker is idle: flush on the next turn of the event loop;
  *   all busy: wait for one to finish)--> one task with every ready call's queued frames --> worker --> events
  *
- * One piscina hop costs ~40-70 us, as much as hundreds of frames of detection, so frames are never sent alone
+ * One piscina hop costs as much as hundreds of frames of detection (bench/README.md), so frames are never sent alone
  * under load; under light load a frame still leaves within one event-loop turn. Each call has at most one
  * batch in flight, so its state (passed in and out, never kept in the worker) stays consistent.
  * A failing call is isolated: a task that dies is retried one call per task, and only the failing call's

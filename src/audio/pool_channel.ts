@@ -1,7 +1,7 @@
 /** One call's queue in the AudioPool: ops wait here until the pool sends the call's next batch. */
 import type { CallAudioState } from './call_audio.js';
 import { AudioPoolError } from './errors.js';
-import type { AudioEvent } from './events.js';
+import type { AudioEvent, BargeInVerdict } from './events.js';
 import { PACKED_STATE_LENGTH, packState, unpackState } from './state_codec.js';
 
 export interface CallAudioChannel {
@@ -10,8 +10,8 @@ export interface CallAudioChannel {
   pushMulaw(frame: Uint8Array, agentSpeaking: boolean): Promise<AudioEvent[]>;
   /** PCM16 at the call's sample rate, a whole number of 20 ms frames (320 samples at 16 kHz). */
   pushPcm(pcm: Int16Array, agentSpeaking: boolean): Promise<AudioEvent[]>;
-  /** Transcript for a pending barge-in (see resolveBargeIn); ordered after frames already pushed. */
-  resolveBargeIn(text: string): Promise<AudioEvent[]>;
+  /** How a pending barge-in ended (see resolveBargeIn); ordered after frames already pushed. */
+  resolveBargeIn(verdict: BargeInVerdict): Promise<AudioEvent[]>;
   /** Snapshot of the state after the last completed batch (decoded on each read). */
   readonly state: Readonly<CallAudioState>;
   /** Cancels queued work; pending pushes resolve with [] (nothing is emitted after close). Idempotent. */
@@ -60,8 +60,8 @@ export class ChannelImpl implements CallAudioChannel {
   pushPcm(pcm: Int16Array, agentSpeaking: boolean): Promise<AudioEvent[]> {
     return this.#enqueue(1, new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength), agentSpeaking);
   }
-  resolveBargeIn(text: string): Promise<AudioEvent[]> {
-    return this.#enqueue(2, undefined, false, text);
+  resolveBargeIn(verdict: BargeInVerdict): Promise<AudioEvent[]> {
+    return this.#enqueue(2, undefined, false, verdict);
   }
 
   close(): void {

@@ -14,7 +14,7 @@ const T0 = 5;                       // after version, rate, timeout, sensitivity
 const S0 = T0 + TUNING_KEYS.length; // call-level fields
 const V0 = S0 + 7;                  // vad fields
 /** Doubles per packed state. */
-export const PACKED_STATE_LENGTH = V0 + 1 + 8 + 1 + FLOOR_BLOCKS + 1 + FLOOR_LOWEST + 6;
+export const PACKED_STATE_LENGTH = V0 + 1 + 8 + 1 + FLOOR_BLOCKS + 1 + FLOOR_LOWEST + 7 + 4;
 
 export function packState(s: CallAudioState, a: Float64Array, base = 0): void {
   const st = s.settings;
@@ -32,7 +32,9 @@ export function packState(s: CallAudioState, a: Float64Array, base = 0): void {
   a[o++] = v.floorRingPos;
   for (let i = 0; i < FLOOR_LOWEST; i++) a[o++] = v.blockLowest[i];
   a[o++] = v.blockFrames; a[o++] = v.speechLevelDb; a[o++] = v.run; a[o++] = v.onsetFrame;
-  a[o++] = v.speechEndFrame; a[o++] = v.lastLevelDb;
+  a[o++] = v.speechEndFrame; a[o++] = v.lastLevelDb; a[o++] = v.loudFrame;
+  const g = v.gate;
+  a[o++] = g.bgFrames; a[o++] = g.bgMeanDb; a[o++] = g.bgMeanSqDb; a[o++] = g.bits;
 }
 
 function copyOut(a: Float64Array, o: number, n: number): number[] {
@@ -65,7 +67,9 @@ export function unpackStateInto(a: Float64Array, base: number, target: CallAudio
   v.floorRingPos = a[o++];
   for (let i = 0; i < FLOOR_LOWEST; i++) v.blockLowest[i] = a[o++];
   v.blockFrames = a[o]; v.speechLevelDb = a[o + 1]; v.run = a[o + 2]; v.onsetFrame = a[o + 3];
-  v.speechEndFrame = a[o + 4]; v.lastLevelDb = a[o + 5];
+  v.speechEndFrame = a[o + 4]; v.lastLevelDb = a[o + 5]; v.loudFrame = a[o + 6];
+  const g = v.gate;
+  g.bgFrames = a[o + 7]; g.bgMeanDb = a[o + 8]; g.bgMeanSqDb = a[o + 9]; g.bits = a[o + 10];
   return t;
 }
 
@@ -93,6 +97,7 @@ export function unpackState(a: Float64Array, base = 0): CallAudioState {
     vad: {
       phase, filter, floorDb, floorRing, floorRingPos, blockLowest,
       blockFrames: a[o], speechLevelDb: a[o + 1], run: a[o + 2], onsetFrame: a[o + 3], speechEndFrame: a[o + 4], lastLevelDb: a[o + 5],
+      loudFrame: a[o + 6], gate: { bgFrames: a[o + 7], bgMeanDb: a[o + 8], bgMeanSqDb: a[o + 9], bits: a[o + 10] },
     },
   };
 }

@@ -32,6 +32,16 @@ export interface DetectorTuning {
   falseBargeInMaxSpeechMs: number;
   /** Default hard cap on one turn. */
   maxTurnMs: number;
+  /** Weak speech (noise_gate.ts): frame excess over the floor above the background's mean + this many standard deviations. */
+  weakSigmas: number;
+  /** Weak speech in at least this fraction of the last weakWindowMs keeps speech going (resumes it from a pause). */
+  weakFraction: number;
+  weakWindowMs: number;
+  /** ... and in that fraction of the last weakOnsetWindowMs starts it, when no frame reached the enter threshold. */
+  weakOnsetWindowMs: number;
+  /** Background statistics average over about this long, and count only after backgroundMinMs of background. */
+  backgroundTauMs: number;
+  backgroundMinMs: number;
 }
 
 export const DEFAULT_TUNING: DetectorTuning = {
@@ -50,4 +60,10 @@ export const DEFAULT_TUNING: DetectorTuning = {
   bargeInMinMsReluctant: 300,
   falseBargeInMaxSpeechMs: 700,
   maxTurnMs: 30_000,
+  weakSigmas: 2,
+  weakFraction: 0.6,
+  weakWindowMs: 100,
+  weakOnsetWindowMs: 200,
+  backgroundTauMs: 500,
+  backgroundMinMs: 200,
 };

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../api/routes/agents.js';
+import { customerUrl } from '../net/customer_url.js';
 import { TOOL_NAMES } from '../tools/types.js';
+import { rememberCountry } from '../leads/phone.js';
 import { CALL_STATUSES } from './types.js';
 
 /** The simulator's magic numbers (+1500555xxxx) are not real numbers; every other `to` is parsed once. */
@@ -12,11 +14,8 @@ const e164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such
     const p = parsePhoneNumberFromString(s);
     if (!p?.isValid()) ctx.addIssue({ code: 'custom', message: 'is not a valid phone number' });
     else if (p.number !== s) ctx.addIssue({ code: 'custom', message: 'must be in E.164 form' });
+    else rememberCountry(s, p.country); // the calling-hours gate and the callee's zone need it next
   });
-
-const httpUrl = z.string().max(2048).refine((s) => {
-  try { const u = new URL(s); return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname; } catch { return false; }
-}, 'must be an http(s) URL');
 
 export const DispatchBody = z.strictObject({
   to: e164,
@@ -26,7 +25,9 @@ export const DispatchBody = z.strictObject({
   context: z.record(z.string().min(1).max(64), z.string().max(2000)).refine((c) => Object.keys(c).length <= 50, 'at most 50 keys').optional(),
   tools: z.array(z.enum(TOOL_NAMES as [string, ...string[]])).max(10)
     .refine((t) => new Set(t).size === t.length, 'tools must not repeat').optional(),
-  webhook_url: httpUrl.optional(),
+  webhook_url: customerUrl(2048).optional(),
+  /** place the call past the do-not-disturb and calling-hours gates where regulation allows (admins; stored and audited) */
+  transactional: z.strictObject({ reason: z.string().trim().min(5).max(500) }).optional(),
 }).refine((b) => !(b.agent_id && b.agent), { message: 'give agent_id or agent, not both', path: ['agent'] });
 
 export const ListQuery = z.strictObject({

@@ -1,6 +1,7 @@
 /**
- * The call engine of this process, built once by services.ts: CallService (deps.calls), the runner, the media
- * edge, the webhook outbox and its deliverer, recordings. close() stops live calls, then the deliverer.
+ * The call engine of this process, built once by services.ts: CallService (deps.calls), the runner, the carrier
+ * (the simulator, an adapter server, or the live carrier CARRIER names, src/providers), its media edges and
+ * callbacks, the webhook outbox and its deliverer, recordings. close() stops live calls, then the rest.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -12,9 +13,10 @@ import { AudioPool } from '../audio/index.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log.js';
-import { Ticker } from '../media/ticker.js';
-import { inProcessCallees, threadCallees } from './sim_callees.js';
+import { sharedTicker, tickerPeriodFor } from '../media/ticker.js';
+import { AddressPolicy } from '../net/address_policy.js';
 import { twilioUpgradeHandler } from '../media/twilio_edge.js';
+import { CallCapabilities } from '../auth/call_capability.js';
 import { RecordingSigner } from '../recordings/signing.js';
 import { RecordingStore } from '../recordings/store.js';
 import type { AgentRepo } from '../repos/agents.js';
@@ -23,6 +25,9 @@ import type { ToolRunner } from '../tools/types.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSecrets } from '../webhooks/secrets.js';
+import { refuseUpgrade } from '../media/refuse.js';
+import { liveCarrier } from '../providers/index.js';
+import type { CarrierAnswer, CarrierName, CarrierRequest } from '../providers/carrier.js';
 import { EngineInstances } from './instances.js';
 import { CallRunner } from './runner.js';
 import { CallService } from './service.js';
@@ -37,7 +42,10 @@ export interface CallEngine {
   pool: AudioPool;
   /** this engine's liveness row and the sweep of dead engines' calls */
   instances: EngineInstances;
-  mediaUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** the media WebSocket of `carrier` (/v1/media/<carrier>); refused (404) for a carrier this instance does not use */
+  mediaUpgrade(carrier: CarrierName, req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** an HTTP callback of the live carrier (/v1/carriers/<carrier>/<hook>); undefined = not a carrier in use */
+  carrierCallback(carrier: CarrierName, hook: string, req: CarrierRequest): Promise<CarrierAnswer> | undefined;
   /**
    * Replaces some adapters of the call pipeline from now on (running calls included): failure injection in
    * tests, a custom provider. They get the ADAPTER_TIMEOUT_MS deadlines like the configured ones. Returns undo.
@@ -57,6 +65,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   // the engine's own view of the adapters, so overrideAdapters() touches the call pipeline only
   const adapters: AdapterSet = { carrier: d.adapters.carrier, stt: d.adapters.stt, dialog: d.adapters.dialog, tts: d.adapters.tts };
   const signer = new RecordingSigner(config.jwtSecret);
+  const mediaCapabilities = new CallCapabilities(config.jwtSecret, 'media-stream');
   const recordingUrl = (id: string) => signer.url(config.publicBaseUrl, id);
   const ownPool = !d.pool;
   const pool = d.pool ?? new AudioPool({ threads: config.AUDIO_THREADS > 0 ? config.AUDIO_THREADS : undefined });
@@ -67,26 +76,36 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     instanceId, recordingUrl });
   const outbox = new WebhookOutbox(db);
   const secrets = new WebhookSecrets(db);
-  const deliverer = new WebhookDeliverer({ outbox, secrets, log, baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, pollMs: config.WEBHOOK_POLL_MS });
-  const ticker = new Ticker(Math.max(1, Math.min(20, Math.floor(20 / config.SIM_TIME_SCALE))));
-  const callees = config.SIM_CALLEE_THREAD ? threadCallees(ticker.periodMs) : inProcessCallees(ticker);
+  const deliverer = new WebhookDeliverer({ outbox, secrets, log, baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, pollMs: config.WEBHOOK_POLL_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy: AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS) });
+  const ticker = sharedTicker(tickerPeriodFor(config.SIM_TIME_SCALE));
   const store = new RecordingStore(config.DATA_DIR);
-  const mediaUrl = () => `${config.publicBaseUrl.replace(/^http/, 'ws')}/media/twilio`;
-  const runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: d.events, calls, outbox,
-    onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl, simulator: config.SERVICE_MODE === 'simulator',
-    timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, callees });
+  let runner!: CallRunner;
+  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl, capabilities: mediaCapabilities,
+    onStream: (callId, s) => runner.attachStream(callId, s) });
+  if (live) adapters.carrier = withDefaultTimeouts({ ...adapters, carrier: live }, config.ADAPTER_TIMEOUT_MS).carrier;
+  const mediaUrl = () => `${config.publicBaseUrl.replace(/^http/, 'ws')}/media/${live?.name ?? 'twilio'}`;
+  runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: d.events, calls, outbox,
+    onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
+    timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
+    humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000 });
   calls.attachRunner(runner);
   deliverer.start();
   const instances = new EngineInstances({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, runner });
   const registered = instances.start().catch((err) => log.warn({ err }, 'engine instance registration failed'));
+  // without a live carrier, the simulator's (or an adapter server's) callees stream to the Twilio-protocol edge
   const upgrade = twilioUpgradeHandler({
-    log, authToken: config.SERVICE_MODE === 'live' ? config.TWILIO_AUTH_TOKEN : undefined, signedUrl: mediaUrl,
+    log, signedUrl: mediaUrl, capabilities: mediaCapabilities,
     onStream: (s) => runner.attachStream(s.start.customParameters.call_id ?? '', s),
   });
   let closing: Promise<void> | undefined;
   return {
     calls, runner, outbox, secrets, deliverer, signer, pool, instances,
-    mediaUpgrade: upgrade,
+    mediaUpgrade(carrier, req, socket, head) {
+      if (live) { if (carrier === live.name) live.mediaUpgrade(req, socket, head); else refuseUpgrade(socket, `no ${carrier} carrier here`); return; }
+      if (carrier === 'twilio') upgrade(req, socket, head); else refuseUpgrade(socket, `no ${carrier} carrier here (CARRIER is not ${carrier})`);
+    },
+    carrierCallback: (carrier, hook, req) => (live?.name === carrier ? live.callback(hook, req) : undefined),
     overrideAdapters(o) {
       const before = { ...adapters };
       const wrapped = withDefaultTimeouts({ ...adapters, ...o }, config.ADAPTER_TIMEOUT_MS);
@@ -104,7 +123,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       await instances.close();
       // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
       upgrade.closeAll();
-      await callees.close();
+      await live?.close();
       await deliverer.close();
       if (ownPool) await pool.close();
     })()),

@@ -1,5 +1,5 @@
 /**
- * Liveness of call engines (table engine_instances, migration 047). Each engine renews its row every quarter
+ * Liveness of call engines (table engine_instances). Each engine renews its row every quarter
  * lease; on the same tick it looks for instances whose row is older than the lease, ends their live calls as
  * failed (ended_reason instance_lost) through the runner's usual end (status, transition, status item, webhook,
  * campaign listeners), then forgets the instance. A call ends once whichever engines sweep at the same time: its

@@ -4,7 +4,7 @@
  * an illegal transition is refused before SQL, a racing one finds the status already moved and changes nothing
  * (the caller learns it lost with `undefined`). The status item (the call's next seq, see
  * src/stream/event_store.ts) is both the live item, which the caller only announces on the bus, and the stored
- * transition (from, to, reason, at; read through the view call_lifecycle, migration 049).
+ * transition (from, to, reason, at; read through the view call_lifecycle).
  */
 import { Batcher, maxBatchFor } from '../db/batcher.js';
 import type { Db, Queryable } from '../db/db.js';
@@ -95,8 +95,8 @@ const setColumns = (v: { to: string; endedReason: string; carrierCallId: string;
 /**
  * What a move writes besides the call row, given a CTE `moved` (id, tenant_id, from_status, to_status, reason,
  * ended_reason, at): its live status item under the call's next seq (the counter row's lock orders it with the
- * call's other items; a call stored before migration 013 may have no counter yet). The item is also the
- * transition (migration 049): it carries from_status and reason in columns the stream does not show.
+ * call's other items; a call stored before status items existed may have no counter yet). The item is also the
+ * transition: it carries from_status and reason in columns the stream does not show.
  */
 const RECORD_MOVES = `
 counted AS (
@@ -155,13 +155,9 @@ function movesOf(db: Db): Batcher<BatchedMove, MoveRow | null> {
       const byId = new Map(r.rows.map((row) => [row.id, row]));
       return items.map((i) => byId.get(i.call_id) ?? null);
     // One batch in flight: moves wait while one runs and go together in the next, so each statement and commit is
-    // shared by more calls. Two in flight halved the batches at moderate load and cost more per move: at 1,500
-    // dispatches/s (each busy call makes two moves), open-loop p99 23.8-36.4 ms with one against 61.2-62.3 ms with
-    // two, capacity 1,814-1,943 against 1,584-1,644 dispatches/s, alternating runs of the leads bench.
-    // A status move is not on any latency path of a live call's audio.
-    // Under load a batch also lingers 2 ms for more moves (db/batcher.ts): no request waits for a move, so that
-    // is CPU saved for the requests at the cost of a status showing 2 ms later (with the request paths' own 1 ms
-    // linger, leads open-loop p99 17.8-26.5 against 26.4-40.1 ms, alternating runs).
+    // shared by more calls (two in flight halved the batches and cost more per move: bench/README.md, "Write
+    // batching"). A status move is not on any latency path of a live call's audio, so under load a batch also
+    // lingers 2 ms for more moves: CPU saved for the requests at the cost of a status showing 2 ms later.
     }, { maxBatch: maxBatchFor(db.kind, 200), maxInFlight: 1, key: (i) => i.call_id, lingerMs: 2 });
     batchers.set(db, b);
   }

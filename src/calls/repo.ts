@@ -10,7 +10,8 @@ export interface CallRow {
   instance_id: string | null; scenario: string | null; created_at: Date | string; answered_at: Date | string | null;
   ended_at: Date | string | null; duration_seconds: number | null; metrics: CallMetrics | null;
   extracted_data: Record<string, string | number> | null; actions_triggered: Array<{ type: string; status: string }> | null;
-  human_escalation: boolean; recording_path: string | null;
+  human_escalation: boolean; recording_path: string | null; carrier_status: string | null;
+  disclosure_delivered_at: Date | string | null;
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
@@ -24,13 +25,33 @@ export function toRecord(row: CallRow, recordingUrl: (id: string) => string | nu
     duration_seconds: row.duration_seconds, metrics: row.metrics, extracted_data: row.extracted_data,
     actions_triggered: row.actions_triggered, human_escalation: row.human_escalation,
     recording_url: row.recording_path ? recordingUrl(row.id) : null,
+    disclosure_delivered_at: iso(row.disclosure_delivered_at ?? null), carrier_status: row.carrier_status ?? null,
   };
+}
+
+/**
+ * When the call was last known to be active: its latest live item or row update. A call whose instance died is
+ * ended by another instance a lease later; its duration counts up to here, not up to when the loss was noticed.
+ */
+export async function lastActivityAt(q: Queryable, row: Pick<CallRow, 'id' | 'tenant_id'>): Promise<Date | undefined> {
+  const r = await q.query<{ at: Date | string | null }>(
+    `SELECT GREATEST((SELECT max(at) FROM call_events WHERE call_id = c.id), c.updated_at) AS at FROM calls c WHERE c.id = $1 AND c.tenant_id = $2`,
+    [row.id, row.tenant_id]);
+  const at = r.rows[0]?.at;
+  return at ? new Date(at) : undefined;
+}
+
+/** Sets an answered call's duration_seconds to `until` - answered_at (whole seconds, never negative). */
+export async function setDurationUntil(q: Queryable, tenantId: string, id: string, until: Date): Promise<void> {
+  await q.query(
+    `UPDATE calls SET duration_seconds = GREATEST(0, round(extract(epoch FROM ($3::timestamptz - answered_at))))::int
+     WHERE id = $1 AND tenant_id = $2 AND answered_at IS NOT NULL`, [id, tenantId, until.toISOString()]);
 }
 
 export class CallRepo {
   constructor(private readonly db: Db) {}
 
-  // Calls are inserted by dispatch_calls (migrations 013, 048-050, CallService.dispatch): lock, count,
+  // Calls are inserted by dispatch_calls (src/db/functions/dispatch_calls.sql, CallService.dispatch): lock, count,
   // conversation, call and its first status items (also its first transitions) in one statement.
 
   /** Active calls of the tenant (the concurrency limit's measure; dispatch_calls counts the same statuses). */
@@ -72,12 +93,19 @@ export class CallRepo {
 
   async saveOutcome(tenantId: string, id: string, o: {
     metrics: CallMetrics; extracted: Record<string, string | number>; actions: Array<{ type: string; status: string }>;
-    humanEscalation: boolean; recordingPath: string | null;
+    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null;
   }): Promise<void> {
     await this.db.query(
       `UPDATE calls SET metrics = $3::jsonb, extracted_data = $4::jsonb, actions_triggered = $5::jsonb,
-         human_escalation = human_escalation OR $6, recording_path = $7, updated_at = now() WHERE id = $1 AND tenant_id = $2`,
-      [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath]);
+         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, updated_at = now()
+       WHERE id = $1 AND tenant_id = $2`,
+      [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath,
+        o.disclosureDeliveredAt]);
+  }
+
+  /** What the carrier said of the call (its status, error code, hang-up cause). */
+  async setCarrierStatus(tenantId: string, id: string, status: string): Promise<void> {
+    await this.db.query('UPDATE calls SET carrier_status = $3 WHERE id = $1 AND tenant_id = $2', [id, tenantId, status.slice(0, 200)]);
   }
 
   async markEscalated(tenantId: string, id: string): Promise<void> {

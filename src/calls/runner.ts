@@ -5,38 +5,49 @@
  * item is announced and onCallEnded told.
  */
 import { sleep } from '../adapters/deadline.js';
-import type { AdapterSet, PlaceCallResult } from '../adapters/types.js';
-import { simNumberFor, type SimScenario } from '../adapters/sim_numbers.js';
+import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
 import type { AudioPool } from '../audio/index.js';
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
+import { outageBufferOf } from '../db/outage.js';
 import type { Logger } from '../log.js';
-import type { TwilioStream } from '../media/twilio_edge.js';
+import type { MediaStream } from '../media/stream.js';
+import { STREAM_TOKEN_PARAMETER } from '../media/twilio_edge.js';
 import type { Ticker } from '../media/ticker.js';
 import type { RecordingStore } from '../recordings/store.js';
 import { ConversationRepo } from '../repos/conversations.js';
+import { callKey } from '../stream/sink.js';
 import type { CallEventSink } from '../stream/types.js';
 import type { ToolRunner } from '../tools/types.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import { callCompletedPayload } from '../webhooks/payload.js';
 import { transition } from './lifecycle.js';
-import { toRecord, type CallRow } from './repo.js';
+import { lastActivityAt, setDurationUntil, toRecord, type CallRow } from './repo.js';
 import type { CallRunnerPort, CallService } from './service.js';
-import { CallSession } from './session.js';
-import { sessionOutputs } from './session_outputs.js';
-import type { SimCallees } from './sim_callees.js';
+import { CallSession } from '../session/shell.js';
+import { deferred, sessionOutputs } from '../session/outputs.js';
 import type { CallStatus } from './types.js';
 
 export interface RunnerDeps {
   db: Db; log: Logger; adapters: AdapterSet; tools: ToolRunner; pool: AudioPool; events: CallEventSink; calls: CallService;
   outbox: WebhookOutbox; onEnqueued: () => void; store: RecordingStore; ticker: Ticker; recordingUrl: (id: string) => string;
-  mediaUrl: () => string; simulator: boolean; timeScale: number; adapterTimeoutMs: number;
-  /** where simulated callees run (simulator mode) */
-  callees: SimCallees;
+  mediaUrl: () => string; timeScale: number; adapterTimeoutMs: number; replyMode?: 'streamed' | 'whole';
+  /** the call's single-use media capability, sent to the carrier as a stream parameter (src/auth/call_capability.ts) */
+  streamToken: (callId: string) => string;
+  /** where a transfer to 'operator' is dialed when the agent names no number of its own (E.164); none = the handoff queue only */
+  humanTransferNumber?: string;
   /** ring timeout of placeCall (ms) and the wait for the media stream after an answer (ms) */
   ringTimeoutMs?: number; mediaWaitMs?: number;
 }
 
-interface LiveCall { row: CallRow; dial: AbortController; session?: CallSession; stream?: (s: TwilioStream) => void; endReason?: string }
+interface LiveCall {
+  row: CallRow; dial: AbortController; session?: CallSession; stream?: (s: MediaStream) => void; endReason?: string;
+  /** the carrier's latest word on the call, kept on it when it ends */
+  carrierStatus?: string;
+  /** a machine answered (answering-machine detection), before or after the session started */
+  machine?: { beepDone: boolean };
+  /** status moves the carrier's news asks for, in order */
+  moves: Promise<unknown>;
+}
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
 
@@ -52,7 +63,7 @@ export class CallRunner implements CallRunnerPort {
   }
 
   /** The media edge found a stream for call_id: true if this instance runs that call and was waiting for it. */
-  attachStream(callId: string, stream: TwilioStream): boolean {
+  attachStream(callId: string, stream: MediaStream): boolean {
     const l = this.live.get(callId);
     if (!l?.stream) return false;
     l.stream(stream);
@@ -64,47 +75,50 @@ export class CallRunner implements CallRunnerPort {
     const l = this.live.get(callId);
     if (!l) return false;
     l.endReason = reason;
-    if (l.session) l.session.finish(reason); else l.dial.abort();
+    if (l.session) l.session.hangup(reason); else l.dial.abort();
     return true;
   }
 
+  /** The agent stops and the call goes to a human; resolves once the carrier has bridged it (or refused). */
   async transfer(callId: string, target: string): Promise<boolean> {
     const l = this.live.get(callId);
     if (!l?.session) return false;
-    if (l.row.carrier_call_id && target !== 'operator') {
-      await this.d.adapters.carrier.transfer(l.row.carrier_call_id, target, { timeoutMs: this.d.adapterTimeoutMs });
-    }
-    l.session.transferred();
+    await l.session.transfer(target);
     return true;
   }
 
   async #run(row: CallRow): Promise<void> {
-    const l: LiveCall = { row, dial: new AbortController() };
+    const l: LiveCall = { row, dial: new AbortController(), moves: Promise.resolve() };
     this.live.set(row.id, l);
     const t = (from: CallStatus | CallStatus[], to: CallStatus, reason: string, extra = {}) => this.#move(row, from, to, reason, extra);
-    // A dispatch by this instance stores the call dialing already (migration 050); an older queued row still moves.
+    const onEvent = (e: CarrierCallEvent) => this.#carrierNews(l, e);
+    // A dispatch by this instance stores the call dialing already; a queued row (another instance's) still moves.
     if (row.status === 'queued' && !(await t('queued', 'dialing', 'dialing'))) return;
-    const streamP = new Promise<TwilioStream>((resolve) => { l.stream = resolve; });
+    const streamP = new Promise<MediaStream>((resolve) => { l.stream = resolve; });
+    // What the carrier sends back in the stream's start message (Twilio <Parameter>s); the simulator does too.
+    const parameters = { call_id: row.id, tenant_id: row.tenant_id, [STREAM_TOKEN_PARAMETER]: this.d.streamToken(row.id) };
     let result: PlaceCallResult;
     try {
       result = await this.d.adapters.carrier.placeCall({
-        callId: row.id, tenantId: row.tenant_id, to: row.to_number, mediaUrl: this.d.mediaUrl(),
-        parameters: { call_id: row.id, tenant_id: row.tenant_id },
-      }, { signal: l.dial.signal, timeoutMs: this.d.ringTimeoutMs ?? 60_000 });
+        callId: row.id, tenantId: row.tenant_id, to: row.to_number, mediaUrl: this.d.mediaUrl(), parameters,
+        ...(row.scenario ? { scenario: row.scenario } : {}),
+      }, { signal: l.dial.signal, timeoutMs: this.d.ringTimeoutMs ?? 60_000, onEvent });
     } catch (err) {
-      if (l.endReason) { await this.#finish(row, 'dialing', 'canceled', l.endReason); return; }
+      await l.moves;
+      if (l.endReason) { await this.#finish(row, ['dialing', 'ringing'], 'canceled', l.endReason, { carrierStatus: l.carrierStatus }); return; }
       this.d.log.warn({ err, call_id: row.id }, 'placeCall failed');
-      await this.#finish(row, 'dialing', 'failed', 'carrier_error');
+      await this.#finish(row, ['dialing', 'ringing'], 'failed', 'carrier_error', { carrierStatus: l.carrierStatus });
       return;
     }
     row.carrier_call_id = result.carrierCallId;
-    if (CARRIER_END[result.outcome]) { await this.#finish(row, 'dialing', CARRIER_END[result.outcome], result.outcome === 'failed' ? 'carrier_failed' : result.outcome); return; }
-    if (!(await t('dialing', 'in_progress', result.outcome, { carrierCallId: result.carrierCallId }))) return;
-    if (this.d.simulator) {
-      const scenario = (row.scenario ?? simNumberFor(row.to_number).scenario) as SimScenario;
-      this.d.callees.launch({ mediaUrl: this.d.mediaUrl(), callId: row.id, carrierCallId: result.carrierCallId, scenario,
-        parameters: { call_id: row.id, tenant_id: row.tenant_id }, timeScale: this.d.timeScale });
+    l.carrierStatus = result.carrierStatus ?? l.carrierStatus;
+    await l.moves; // a 'ringing' the carrier reported is stored first
+    const from: CallStatus[] = ['dialing', 'ringing'];
+    if (CARRIER_END[result.outcome]) {
+      await this.#finish(row, from, CARRIER_END[result.outcome], result.outcome === 'failed' ? 'carrier_failed' : result.outcome, { carrierStatus: l.carrierStatus });
+      return;
     }
+    if (!(await t(from, 'in_progress', result.outcome, { carrierCallId: result.carrierCallId }))) return;
     // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
     // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
     const waited = sleep(this.d.mediaWaitMs ?? 15_000, l.dial.signal, { unref: true }).then(() => undefined, () => undefined);
@@ -117,22 +131,58 @@ export class CallRunner implements CallRunnerPort {
       l.stream = undefined;
       if (!l.endReason) { await this.#finish(row, 'in_progress', 'failed', 'media_timeout'); return; }
       reason = l.endReason; // hung up or shut down while waiting: ended below as a live session would be
-    } else if (result.outcome === 'voicemail') { stream.close(); reason = 'voicemail'; } else {
-      const channel = this.d.pool.openCall(row.id, { sampleRateHz: 8000, turnDetectionTimeoutMs: row.agent.turn_detection_timeout_ms,
-        interruptionSensitivity: row.agent.interruption_sensitivity });
-      let ledger: CallSession['ledger'] | undefined;
-      const out = sessionOutputs({ tenantId: row.tenant_id, callId: row.id, conversationId: row.conversation_id, events: this.d.events,
-        conversations: new ConversationRepo(this.d.db), tools: this.d.tools, ledger: () => ledger!, log: this.d.log, timeoutMs: this.d.adapterTimeoutMs });
-      session = new CallSession({ callId: row.id, agent: row.agent, language: row.language, context: row.context, tools: row.tools,
-        timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, recording: this.d.store.open(row.id) }, stream, channel, this.d.adapters, out, this.d.ticker,
-      this.d.log.child({ call_id: row.id }));
-      ledger = session.ledger;
+    } else {
+      session = this.#session(row, stream);
       l.session = session;
-      if (l.endReason) session.finish(l.endReason); else session.start();
+      if (l.endReason) session.hangup(l.endReason);
+      else if (result.outcome === 'voicemail') session.machineDetected(true);
+      else {
+        session.start();
+        if (l.machine) session.machineDetected(l.machine.beepDone); // detection that came before the stream
+      }
       reason = await session.ended;
     }
     await this.d.adapters.carrier.hangup(result.carrierCallId, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
-    await this.#finish(row, 'in_progress', 'completed', reason, session);
+    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus });
+  }
+
+  /** What the carrier reports while the call rings or runs: the ringing status, a machine, the end. */
+  #carrierNews(l: LiveCall, e: CarrierCallEvent): void {
+    switch (e.type) {
+      case 'ringing':
+        l.moves = l.moves.then(() => this.#move(l.row, 'dialing', 'ringing', 'ringing')).catch((err) => this.d.log.warn({ err, call_id: l.row.id }, 'ringing not stored'));
+        break;
+      case 'machine':
+        l.carrierStatus = e.carrierStatus;
+        l.machine = { beepDone: e.beepDone };
+        l.session?.machineDetected(e.beepDone);
+        break;
+      case 'ended':
+        l.carrierStatus = e.carrierStatus;
+        // the media stream ends with the call; a session whose stream stays open regardless is ended here
+        l.session?.hangup('caller_hangup');
+        break;
+    }
+  }
+
+  #session(row: CallRow, stream: MediaStream): CallSession {
+    const log = this.d.log.child({ call_id: row.id });
+    const detector = this.d.pool.openCall(row.id, { sampleRateHz: 8000, turnDetectionTimeoutMs: row.agent.turn_detection_timeout_ms,
+      interruptionSensitivity: row.agent.interruption_sensitivity });
+    let session: CallSession | undefined = undefined;
+    const out = deferred(sessionOutputs({ tenantId: row.tenant_id, callId: row.id, to: row.to_number, conversationId: row.conversation_id, events: this.d.events,
+      conversations: new ConversationRepo(this.d.db, outageBufferOf(this.d.db)), tools: this.d.tools, ledger: () => session!.ledger, log, timeoutMs: this.d.adapterTimeoutMs }));
+    const carrierCallId = row.carrier_call_id;
+    session = new CallSession({ callId: row.id, agent: row.agent, language: row.language, context: row.context, tools: row.tools,
+      timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, replyMode: this.d.replyMode, recording: this.d.store.open(row.id) }, {
+      media: stream, detector, adapters: this.d.adapters, out, ticker: this.d.ticker, log,
+      // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
+      transfer: async (target) => {
+        const dial = target === 'operator' ? row.agent.transfer_number ?? this.d.humanTransferNumber : target;
+        if (carrierCallId && dial) await this.d.adapters.carrier.transfer(carrierCallId, dial, { timeoutMs: this.d.adapterTimeoutMs });
+      },
+    });
+    return session;
   }
 
   async #move(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string, extra = {}) {
@@ -141,23 +191,34 @@ export class CallRunner implements CallRunnerPort {
     return moved;
   }
 
-  /** Stores the outcome, then status + its item + outbox row in one transaction; tells listeners. */
-  async #finish(row: CallRow, from: CallStatus, to: CallStatus, reason: string, session?: CallSession): Promise<void> {
+  /**
+   * Stores the outcome, then status + its item + outbox row in one transaction; tells listeners. Through a
+   * database outage these writes are kept and run when it ends, after the call's kept items (src/db/outage.ts).
+   * `lastActivityAt`: a call ended by another instance counts its duration up to then (endLost).
+   */
+  async #finish(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string,
+    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string } = {}): Promise<void> {
+    const { session, lastActivityAt } = o;
     const ledger = session?.ledger;
+    const keep = <T>(write: () => Promise<T>) => outageBufferOf(this.d.db).keep(callKey(row.id), write);
     const recordingPath = session ? await session.recorder.finish().catch((err) => {
       this.d.log.warn({ err, call_id: row.id }, 'recording could not be written');
       return null;
     }) : null;
     if (ledger) {
-      await this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
-        actions: ledger.actions, humanEscalation: ledger.humanEscalation, recordingPath });
+      await keep(() => this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
+        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath }));
     }
+    if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
     // With a webhook the outbox row commits with the status; without one the move is a plain (batched) statement.
-    const moved = await transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, row.webhook_url ? async (tx) => {
+    const also = row.webhook_url || lastActivityAt ? async (tx: Queryable) => {
+      if (lastActivityAt) await setDurationUntil(tx, row.tenant_id, row.id, lastActivityAt);
+      if (!row.webhook_url) return;
       const fresh = (await tx.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [row.id, row.tenant_id])).rows[0];
       const payload = callCompletedPayload(toRecord(fresh, this.d.recordingUrl));
-      await this.d.outbox.enqueue(tx, { tenantId: row.tenant_id, callId: row.id, url: row.webhook_url!, eventType: 'call.completed', payload });
-    } : undefined);
+      await this.d.outbox.enqueue(tx, { tenantId: row.tenant_id, callId: row.id, url: row.webhook_url, eventType: 'call.completed', payload });
+    } : undefined;
+    const moved = await keep(() => transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, also));
     if (!moved) return;
     if (row.webhook_url) this.d.onEnqueued();
     this.d.events.announce(moved.item);
@@ -171,11 +232,12 @@ export class CallRunner implements CallRunnerPort {
    */
   async endLost(row: CallRow): Promise<void> {
     if (this.live.has(row.id)) return; // ours after all
-    await this.#finish(row, row.status, 'failed', 'instance_lost');
+    await this.#finish(row, row.status, 'failed', 'instance_lost', { lastActivityAt: await lastActivityAt(this.d.db, row) });
   }
 
   async close(): Promise<void> {
-    for (const l of this.live.values()) { l.endReason = 'server_shutdown'; l.session?.finish('server_shutdown'); l.dial.abort(); }
+    outageBufferOf(this.d.db).close(); // shutting down during an outage: what waits for the database is given up
+    for (const l of this.live.values()) { l.endReason = 'server_shutdown'; l.session?.hangup('server_shutdown'); l.dial.abort(); }
     await Promise.allSettled([...this.#running]);
   }
 }

@@ -1,7 +1,9 @@
 /**
  * deps.calls: dispatch, read, list, hang up and transfer calls of a tenant; tells listeners when a call ends.
- * Dispatch stores the call (status dialing, migration 050) under the tenant's concurrency limit and hands it to the runner,
- * which drives the carrier, the media session and the end of the call on this instance.
+ * Dispatch stores the call (status dialing) under the tenant's concurrency limit and hands it to the runner,
+ * which drives the carrier, the media session and the end of the call on this instance. A dispatch through the API
+ * passes the gates of src/leads/gates.ts first (calling hours here, do-not-disturb and consent inside dispatch_calls);
+ * leads and campaigns gate their calls themselves before they dispatch.
  */
 import { EventEmitter } from 'node:events';
 import { Batcher, maxBatchFor, REQUEST_WRITE_LINGER_MS } from '../db/batcher.js';
@@ -13,9 +15,11 @@ import { ConversationRepo } from '../repos/conversations.js';
 import type { CallEventSink } from '../stream/types.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
+import { callingHoursGate } from '../leads/gates.js';
+import { calleeTimeZone, zonesFor } from '../leads/phone.js';
 import { CallRepo, toRecord, type CallRow } from './repo.js';
 import { transition } from './lifecycle.js';
-import type { AgentSnapshot, CallRecord, CallStatus, DispatchInput, ListFilters } from './types.js';
+import type { AgentSnapshot, CallCompliance, CallRecord, CallStatus, DispatchInput, ListFilters } from './types.js';
 import { isTerminal } from './types.js';
 
 export interface CallRunnerPort {
@@ -30,6 +34,15 @@ export interface CallRunnerPort {
 /** A call that reached its final status on this instance. */
 export interface EndedCall { id: string; tenant_id: string; status: CallStatus; ended_reason: string | null; campaign_id: string | null }
 
+/** The gates of a dispatch that nothing gated before (POST /v1/calls/dispatch): evaluated at `at`, on behalf of `by`. */
+export interface DispatchGates {
+  at: Date;
+  by: { sub: string; kind: 'user' | 'api_key' };
+}
+
+/** Gates a transactional mark lifts (where regulation allows: a service call about the callee's own transaction). */
+export const TRANSACTIONAL_LIFTS = ['dnd', 'calling_hours'] as const;
+
 export interface CallServiceOptions {
   db: Db; log: Logger; agents: AgentRepo; events: CallEventSink; maxConcurrentPerTenant: number; instanceId: string;
   recordingUrl: (callId: string) => string;
@@ -37,16 +50,18 @@ export interface CallServiceOptions {
 
 export class CallService {
   readonly repo: CallRepo;
+  /** the clock of dispatch gates (tests fix it, like LeadService.clock) */
+  clock: () => Date = () => new Date();
   readonly #ended = new EventEmitter();
   #runner?: CallRunnerPort;
-  /** Dispatches arriving while a batch is in flight go together: one statement and one commit (migrations 012-013, 045, 048-050). */
+  /** Dispatches arriving while a batch is in flight go together: one statement and one commit (src/db/functions/dispatch_calls.sql). */
   readonly #dispatches: Batcher<DispatchItem, DispatchResult>;
   constructor(private readonly o: CallServiceOptions) {
     this.repo = new CallRepo(o.db);
     this.#ended.setMaxListeners(0);
     // One batch in flight: a batch holds its tenants' dispatch lock until commit, so a second one in flight would
     // mostly wait for that lock inside PostgreSQL, holding a connection and splitting the queue into smaller, costlier
-    // batches (at 1,500 dispatches/s: PostgreSQL CPU 0.45 ms per dispatch with one, 0.50 with two; p99 20-23 vs 24-28 ms).
+    // batches (measured in bench/README.md, "Write batching").
     this.#dispatches = new Batcher((items) => this.#dispatchBatch(items), { maxBatch: maxBatchFor(o.db.kind, 100), maxInFlight: 1, lingerMs: REQUEST_WRITE_LINGER_MS });
   }
 
@@ -72,14 +87,14 @@ export class CallService {
   }
 
   /**
-   * One statement (dispatch_calls, migrations 012-013, 045 and 048-050, shared with the dispatches that arrive meanwhile): agent
+   * One statement (src/db/functions/dispatch_calls.sql, shared with the dispatches that arrive meanwhile): agent
    * snapshot, the tenant's dispatch lock, the exact active count, the conversation (the lead's, or a new one;
    * linked both ways), the call and its first live items (`queued` seq 1 and, with a runner, `dialing` seq 2: also
    * its first transitions). Its synchronous commit makes the dispatch durable before the caller hears 201; the
    * items are then only announced on the bus.
    */
-  async dispatch(tenantId: string, input: DispatchInput): Promise<CallRecord> {
-    const call = this.prepareDispatch(tenantId, input);
+  async dispatch(tenantId: string, input: DispatchInput, gates?: DispatchGates): Promise<CallRecord> {
+    const call = this.prepareDispatch(tenantId, input, gates);
     return call.start(await this.#dispatches.push(call.item));
   }
 
@@ -87,12 +102,26 @@ export class CallService {
   get maxConcurrentPerTenant(): number { return this.o.maxConcurrentPerTenant; }
 
   /**
-   * A dispatch in two halves, for a statement that stores the call together with rows of its own (create_leads,
-   * migration 045): `item` goes into dispatch_calls there, and `start` takes its answer after that statement
+   * A dispatch in two halves, for a statement that stores the call together with rows of its own (create_leads):
+   * `item` goes into dispatch_calls there, and `start` takes its answer after that statement
    * committed: refusals become errors; a stored call is announced (its seq 1 and 2 items) and handed to the runner.
    */
-  prepareDispatch(tenantId: string, input: DispatchInput): { item: DispatchItem; start(out: DispatchResult): CallRecord } {
+  prepareDispatch(tenantId: string, input: DispatchInput, gates?: DispatchGates): { item: DispatchItem; start(out: DispatchResult): CallRecord } {
     const id = newId('call');
+    let compliance: CallCompliance | null = null;
+    if (gates && input.transactional) {
+      compliance = { transactional: true, reason: input.transactional.reason, marked_by: gates.by.sub, marked_by_kind: gates.by.kind,
+        marked_at: gates.at.toISOString(), gates_lifted: [...TRANSACTIONAL_LIFTS], audit_id: newId('caud') };
+    } else if (gates) {
+      const hours = callingHoursGate(input.to, gates.at, { timezone: input.timezone });
+      if (!hours.allowed) {
+        const zones = zonesFor(input.to, input.timezone);
+        throw new ApiError('outside_calling_hours',
+          `calling-hours gate: it is outside 09:00-21:00 for the callee (${zones.join(', ')})`
+          + (hours.next_window_at ? `; the next window opens at ${hours.next_window_at}` : '; the zones\' windows never overlap'),
+          { gate: 'calling_hours', time_zones: zones, next_window_at: hours.next_window_at ?? null });
+      }
+    }
     const inline: AgentSnapshot | null = input.agent
       ? { ...input.agent, disclosure_script: DEFAULT_AGENT.disclosure_script, qualify_script: DEFAULT_AGENT.qualify_script }
       : null;
@@ -104,46 +133,64 @@ export class CallService {
       conversation_id: input.conversation_id ?? null, new_conversation_id: newId('conv'), lead_id: input.lead_id ?? null,
       lead_job_id: input.lead_job_id ?? null,
       campaign_id: input.campaign_id ?? null, scenario: input.scenario ?? null,
-      // The runner dials every call it is handed at once, so the call is stored dialing (migration 050).
+      // The runner dials every call it is handed at once, so the call is stored dialing: no second statement to move it.
       dialing: this.#runner !== undefined,
+      // do-not-disturb and consent, in dispatch_calls (dnd_blocks), unless nothing asked for gates or a mark lifts them
+      dnd_at: gates && !compliance ? gates.at.toISOString() : null, compliance, audit_id: compliance?.audit_id ?? null,
     };
     return { item, start: (out) => this.#started(item, input, out) };
   }
 
   #started(item: DispatchItem, input: DispatchInput, out: DispatchResult): CallRecord {
     if (out.o_outcome === 'agent_not_found') throw new ApiError('not_found', `agent ${input.agent_id} not found`);
+    if (out.o_outcome === 'dnd_blocked') {
+      throw new ApiError('dnd_blocked', `do-not-disturb gate: ${input.to} is on the tenant's do-not-disturb list and no consent is `
+        + 'recorded for it; an admin may mark a call transactional ({"transactional": {"reason": …}}) where regulation allows',
+      { gate: 'dnd' });
+    }
     if (out.o_outcome === 'concurrency_limited') {
       throw new ApiError('concurrency_limited', `the tenant already has ${Number(out.o_active)} active calls (limit ${this.o.maxConcurrentPerTenant})`,
         { retryable: true, retryAfterSeconds: 5, limit: this.o.maxConcurrentPerTenant });
     }
     const { id, tenant: tenantId, context, tools } = item;
     const agent = typeof out.o_agent === 'string' ? JSON.parse(out.o_agent) as AgentSnapshot : out.o_agent!;
+    // Spoken times ("next Tuesday at 3 pm") are read in the callee's zone: the lead's, else the number's
+    // (src/leads/phone.ts). Given to the call's session only, so the stored context stays what the caller sent.
+    const timeZone = context.time_zone ?? input.timezone ?? calleeTimeZone(input.to, null, { ambiguous: 'first' })!;
     const row: CallRow = {
       id, tenant_id: tenantId, agent_id: input.agent_id ?? null, agent, to_number: input.to, language: out.o_language!,
-      context, tools, webhook_url: input.webhook_url ?? null, status: item.dialing ? 'dialing' : 'queued', ended_reason: null,
+      context: { ...context, time_zone: timeZone }, tools, webhook_url: input.webhook_url ?? null, status: item.dialing ? 'dialing' : 'queued', ended_reason: null,
       conversation_id: out.o_conversation_id, lead_id: input.lead_id ?? null, campaign_id: input.campaign_id ?? null,
       carrier_call_id: null, instance_id: this.o.instanceId, scenario: input.scenario ?? null, created_at: out.o_created_at!,
       answered_at: null, ended_at: null, duration_seconds: null, metrics: null, extracted_data: null, actions_triggered: null,
-      human_escalation: false, recording_path: null,
+      human_escalation: false, recording_path: null, carrier_status: null, disclosure_delivered_at: null,
     };
     const at = new Date(out.o_created_at!).toISOString();
     this.o.events.announce({ type: 'status', status: 'queued', ended_reason: null, call_id: id, seq: 1, at });
     if (item.dialing) this.o.events.announce({ type: 'status', status: 'dialing', ended_reason: null, call_id: id, seq: 2, at });
     this.#runner?.start(row);
-    return toRecord(row, this.o.recordingUrl);
+    return { ...toRecord({ ...row, context }, this.o.recordingUrl), compliance: item.compliance };
   }
 
   async get(tenantId: string, id: string, withTransitions = false): Promise<CallRecord> {
     const row = await this.repo.get(tenantId, id);
     if (!row) throw new ApiError('not_found', 'call not found');
-    const rec = toRecord(row, this.o.recordingUrl);
+    const rec = withCompliance(row, toRecord(row, this.o.recordingUrl));
     if (withTransitions) rec.transitions = await this.repo.transitions(tenantId, id);
     return rec;
   }
 
   async list(tenantId: string, filters: ListFilters): Promise<{ rows: CallRow[]; data: CallRecord[] }> {
     const rows = await this.repo.list(tenantId, filters);
-    return { rows, data: rows.map((r) => toRecord(r, this.o.recordingUrl)) };
+    return { rows, data: rows.map((r) => withCompliance(r, toRecord(r, this.o.recordingUrl))) };
+  }
+
+  /** The audit of transactional marks (table compliance_audit), newest first. */
+  async complianceAudit(tenantId: string, limit: number): Promise<ComplianceAuditRecord[]> {
+    const r = await this.o.db.query<ComplianceAuditRecord>(
+      `SELECT id, action, call_id, subject_hash, reason, actor, actor_kind, gates_lifted, at FROM compliance_audit
+       WHERE tenant_id = $1 ORDER BY at DESC, id DESC LIMIT $2`, [tenantId, limit]);
+    return r.rows.map((x) => ({ ...x, at: new Date(x.at).toISOString() }));
   }
 
   /** Ends the call: a live call is hung up (ends as completed/hangup_api); one not yet answered is canceled. */
@@ -162,6 +209,43 @@ export class CallService {
     return this.get(tenantId, id);
   }
 
+  /**
+   * Ends calls that are not over yet with `reason` (privacy erasure: 'erased'), the way hangup() does: a call this
+   * instance drives is hung up by its runner (carrier hang-up, outcome, webhook) and awaited until its end is
+   * stored (at most `waitMs`); any other (another instance's, or one the runner no longer holds) is ended in storage,
+   * since no path reaches a call session on another instance. Returns the ids that were ended.
+   */
+  async endCalls(tenantId: string, ids: string[], reason: string, waitMs = 10_000): Promise<string[]> {
+    const ended: string[] = [];
+    await Promise.all(ids.map(async (id) => {
+      const waited = this.#runner ? this.#endedOnce(id, waitMs) : undefined;
+      if (waited && this.#runner!.hangup(id, reason) && await waited.promise) { ended.push(id); return; }
+      waited?.cancel();
+      const row = await this.repo.get(tenantId, id);
+      if (!row || isTerminal(row.status)) { if (row) ended.push(id); return; }
+      const pre: CallStatus[] = ['queued', 'scheduled', 'dialing', 'ringing'];
+      const moved = pre.includes(row.status)
+        ? await transition(this.o.db, tenantId, id, pre, 'canceled', reason)
+        : await transition(this.o.db, tenantId, id, 'in_progress', 'completed', reason);
+      if (moved) this.o.events.announce(moved.item);
+      ended.push(id);
+    }));
+    return ended;
+  }
+
+  /** Resolves true when this instance stores the end of call `id`, false after `ms`. */
+  #endedOnce(id: string, ms: number): { promise: Promise<boolean>; cancel(): void } {
+    let listener!: (c: EndedCall) => void;
+    let timer!: NodeJS.Timeout;
+    const promise = new Promise<boolean>((resolve) => {
+      listener = (c) => { if (c.id === id) done(true); };
+      const done = (v: boolean) => { clearTimeout(timer); this.#ended.off('ended', listener); resolve(v); };
+      timer = setTimeout(() => done(false), ms);
+      this.#ended.on('ended', listener);
+    });
+    return { promise, cancel: () => { clearTimeout(timer); this.#ended.off('ended', listener); } };
+  }
+
   /** Carrier transfer to a human: handoff of the conversation, 'transfer' item, the agent stops speaking. */
   async transfer(tenantId: string, id: string, req: { target?: string; by: string }) {
     const row = await this.repo.get(tenantId, id);
@@ -177,20 +261,36 @@ export class CallService {
   }
 }
 
-/** dispatch_calls' answer for one item (migration 013). */
+export interface ComplianceAuditRecord {
+  id: string; action: string; call_id: string; subject_hash: string; reason: string; actor: string; actor_kind: string;
+  gates_lifted: string[]; at: string;
+}
+
+/** The call record with its transactional mark (calls.compliance), null for an ordinary call. */
+function withCompliance(row: CallRow, rec: CallRecord): CallRecord {
+  const c = (row as CallRow & { compliance?: CallCompliance | string | null }).compliance ?? null;
+  return { ...rec, compliance: typeof c === 'string' ? JSON.parse(c) as CallCompliance : c };
+}
+
+/** dispatch_calls' answer for one item. */
 export interface DispatchResult {
-  o_outcome: 'ok' | 'agent_not_found' | 'concurrency_limited'; o_active: number | string; o_agent: AgentSnapshot | string | null;
+  o_outcome: 'ok' | 'agent_not_found' | 'concurrency_limited' | 'dnd_blocked'; o_active: number | string; o_agent: AgentSnapshot | string | null;
   o_language: string | null; o_conversation_id: string | null; o_created_at: Date | string | null;
 }
 
-/** One dispatch as dispatch_calls (migration 013) reads it from its jsonb array. */
+/** One dispatch as dispatch_calls reads it from its jsonb array. */
 export interface DispatchItem {
   id: string; tenant: string; agent_key: string; agent: AgentSnapshot | null; agent_id: string | null; to_number: string;
   language: string | null; context: Record<string, string>; tools: string[]; webhook_url: string | null;
   conversation_id: string | null; new_conversation_id: string; lead_id: string | null; lead_job_id: number | null;
   campaign_id: string | null; scenario: string | null;
-  /** store the call dialing (its runner dials it at once), with both status items; false: queued (migration 050) */
+  /** store the call dialing (its runner dials it at once), with both status items; false: queued */
   dialing: boolean;
+  /** apply the do-not-disturb rule (dnd_blocks) at this instant; null: gated before (leads, campaigns) or lifted */
+  dnd_at: string | null;
+  /** a transactional mark, stored on the call and audited as `audit_id` */
+  compliance: CallCompliance | null;
+  audit_id: string | null;
 }
 
 const DISPATCH_BATCH_SQL = `SELECT o_i, o_outcome, o_active, o_agent, o_language, o_conversation_id, o_created_at

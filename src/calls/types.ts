@@ -16,6 +16,25 @@ export const isTerminal = (s: string): boolean => (TERMINAL_STATUSES as readonly
 export interface AgentSnapshot extends AgentRuntimeSettings {
   disclosure_script: string;
   qualify_script: QualifyStep[];
+  /** what a machine answer gets (answering-machine detection): a message, or a hang-up (default) */
+  voicemail?: 'leave_message' | 'hang_up';
+  /** the message left on a machine (default: the disclosure) */
+  voicemail_message?: string | null;
+  /** where a transfer to a human ('operator') is dialed for this agent (E.164); default HUMAN_TRANSFER_NUMBER */
+  transfer_number?: string | null;
+  /** the agent's qualify script as written, when it is text: instructions for a language model */
+  qualify_text?: string | null;
+}
+
+/** A call placed past the gates because it is transactional: who marked it, why, when, and which gates it lifted. */
+export interface CallCompliance {
+  transactional: true;
+  reason: string;
+  marked_by: string;
+  marked_by_kind: 'user' | 'api_key';
+  marked_at: string;
+  gates_lifted: string[];
+  audit_id: string;
 }
 
 export interface DispatchInput {
@@ -33,6 +52,10 @@ export interface DispatchInput {
   conversation_id?: string;
   /** simulator scenario override (default: from the number, src/adapters/sim_numbers.ts) */
   scenario?: string;
+  /** the callee's IANA zone when known (a lead's): spoken times are read in it; default: from the number */
+  timezone?: string | null;
+  /** place the call past the DND and calling-hours gates (where regulation allows); needs the gates' `by` */
+  transactional?: { reason: string };
 }
 
 export interface CallMetrics {
@@ -47,13 +70,19 @@ export interface CallMetrics {
   fallbacks: number;
 }
 
-/** One agent turn: true end of caller speech -> first agent audio frame sent, by stage (ms). */
+/**
+ * One agent turn: true end of caller speech -> first agent audio frame sent, by stage (ms): endpointing (media
+ * time to the turn-end decision), then wall time to the final transcript, the first dialog text, the first whole
+ * sentence, the first synthesised audio and the first frame sent. total_ms is their sum.
+ */
 export interface TurnLatency {
   total_ms: number;
   endpointing_ms: number;
   stt_ms: number;
   dialog_ms: number;
+  sentence_ms: number;
   tts_ms: number;
+  send_ms: number;
   /** media time of the caller's speech end (ms from call start) */
   speech_end_ms: number;
 }
@@ -80,6 +109,12 @@ export interface CallRecord {
   actions_triggered: Array<{ type: string; status: string }> | null;
   human_escalation: boolean;
   recording_url: string | null;
+  /** when the AI disclosure finished playing in full; null if it never did (hung up during it, failed) */
+  disclosure_delivered_at: string | null;
+  /** the carrier's own word for how the call went (status, error code, hang-up cause); null in the simulator */
+  carrier_status: string | null;
+  /** set when the call was marked transactional (null otherwise) */
+  compliance?: CallCompliance | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;
 }
 

@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CallGate, CampaignCallPort, EndedCall } from './ports.js';
-import { isEnded } from './ports.js';
+import { isTerminal } from '../calls/types.js';
 import { reconcileEnded, reconcileOrphans } from './reconcile.js';
 import { inWindow } from './window.js';
 import { outcomeOf } from './outcome.js';
@@ -160,7 +160,7 @@ export class CampaignDialer {
     await this.o.db.query(`UPDATE campaign_contacts SET call_id = $2, updated_at = now() WHERE id = $1 AND state = 'dialing'`, [k.id, call.id]);
     const early = this.#endedEarly.get(call.id);
     this.#endedEarly.delete(call.id);
-    const status = early ?? (isEnded(call.status) ? call.status : undefined);
+    const status = early ?? (isTerminal(call.status) ? call.status : undefined);
     if (status) await this.#applyOutcome(call.id, status);
   }
 

@@ -1,4 +1,4 @@
-/** Business A's gate (src/leads/gates.ts) as the dialer's CallGate: DND without consent blocks, outside the callee's hours schedules. */
+/** The lead gate (src/leads/gates.ts) as the dialer's CallGate: DND without consent blocks, outside the callee's hours schedules. */
 import type { Queryable } from '../db/db.js';
 import { checkCallGates } from '../leads/gates.js';
 import type { CallGate } from './ports.js';

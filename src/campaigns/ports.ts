@@ -26,6 +26,4 @@ export type GateDecision =
 
 export type CallGate = (tenantId: string, e164: string, now: Date) => Promise<GateDecision>;
 
-/** Final call statuses (GUIDE): once a call has one of these it will not change. */
-export const ENDED_STATUSES = ['completed', 'no_answer', 'busy', 'failed', 'canceled', 'blocked'] as const;
-export const isEnded = (s: string) => (ENDED_STATUSES as readonly string[]).includes(s);
+

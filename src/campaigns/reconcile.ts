@@ -3,10 +3,10 @@
  * no dialer ran) and for claims whose instance died between claiming a contact and linking its call.
  */
 import type { Queryable } from '../db/db.js';
-import { ENDED_STATUSES, isEnded } from './ports.js';
+import { isTerminal, TERMINAL_STATUSES } from '../calls/types.js';
 
 type Apply = (callId: string, status: string) => Promise<number>;
-const ENDED_SQL = `(${ENDED_STATUSES.map((s) => `'${s}'`).join(',')})`;
+const ENDED_SQL = `(${TERMINAL_STATUSES.map((s) => `'${s}'`).join(',')})`;
 
 /** Dialing contacts whose call has a final status in the calls table. */
 export async function reconcileEnded(db: Queryable, apply: Apply): Promise<void> {
@@ -33,7 +33,7 @@ export async function reconcileOrphans(db: Queryable, leaseSeconds: number, now:
     const call = made.rows[0];
     if (call) {
       await db.query(`UPDATE campaign_contacts SET call_id = $2, updated_at = now() WHERE id = $1 AND state = 'dialing' AND call_id IS NULL`, [k.id, call.id]);
-      if (isEnded(call.status)) await apply(call.id, call.status);
+      if (isTerminal(call.status)) await apply(call.id, call.status);
     } else {
       await db.query(`UPDATE campaign_contacts SET state = 'retry', next_attempt_at = $2::timestamptz, attempts = attempts - 1, last_outcome = 'claim_expired', updated_at = now()
         WHERE id = $1 AND state = 'dialing' AND call_id IS NULL`, [k.id, now.toISOString()]);

@@ -1,5 +1,6 @@
 /** Request bodies of /campaigns. */
 import { z } from 'zod';
+import { customerUrl } from '../net/customer_url.js';
 import { HHMM, isTimeZone } from './window.js';
 
 export const MAX_CONTACTS_PER_CAMPAIGN = 10_000;
@@ -26,6 +27,6 @@ export const CampaignBody = z.strictObject({
   max_concurrency: z.number().int().min(1).max(1000),
   retry: RetryPolicy.default({ max_attempts: 1, backoff_minutes: 30, on: ['no_answer', 'busy'] }),
   tools: z.array(z.enum(['calendar_booking', 'crm_sync', 'messaging_brochure'])).max(10).optional(),
-  webhook_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+  webhook_url: customerUrl(2000).optional(),
 });
 export type CampaignInput = z.infer<typeof CampaignBody>;

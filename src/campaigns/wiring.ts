@@ -1,5 +1,5 @@
 /**
- * Business B's services in one place so services.ts stays a wiring file: privacy (with its retention
+ * The operations services in one place so services.ts stays a wiring file: privacy (with its retention
  * schedule), campaigns (with this instance's dialer) and the inbound webhooks' effects.
  */
 import type { Config } from '../config.js';
@@ -25,7 +25,7 @@ export interface OpsServices {
 export function buildOpsServices(config: Config, db: Db, log: Logger, ports: OpsPorts): OpsServices {
   const privacy = new PrivacyService({ db, log, defaultRetentionDays: config.PRIVACY_RETENTION_DEFAULT_DAYS, recordings: new RecordingStore(config.DATA_DIR) });
   privacy.startSchedule(config.PRIVACY_EXPIRE_INTERVAL_MS);
-  // every campaign dial passes business A's DND/consent/calling-hours gate unless a test injects its own
+  // every campaign dial passes the DND/consent/calling-hours gate unless a test injects its own
   const campaigns = new CampaignService({
     db, log, tickMs: config.CAMPAIGN_TICK_MS, leaseSeconds: config.CAMPAIGN_CLAIM_LEASE_SECONDS,
     calls: ports.calls, gate: ports.gate ?? leadsGate(db),

@@ -2,7 +2,8 @@
  * npm run analyze -- <file.wav> [--timeout-ms N] [--agent-speaking a-b,...] [--sensitivity 0..1] [--max-turn-ms N]
  *
  * Runs the call audio detector over any WAV (mono or stereo, any supported format and rate) and prints
- * one JSON line per event on stdout; a summary (duration, speech segments) goes to stderr.
+ * one JSON line per event on stdout; a summary (duration, speech segments, the background's floor and the level
+ * above which a frame counted as weak speech) goes to stderr.
  * Exit codes: 0 ok, 2 unreadable audio (AudioError code printed), 64 usage.
  */
 import { readFileSync } from 'node:fs';
@@ -68,7 +69,10 @@ function main(argv: string[]): void {
     const wav = readWav(bytes);
     const res = analyzePcm(wav.pcm, wav.sampleRateHz, options);
     for (const e of res.events) process.stdout.write(`${JSON.stringify(e)}\n`);
-    process.stderr.write(`${JSON.stringify({ file, sampleRateHz: wav.sampleRateHz, channels: wav.channels, analyzedAtHz: res.sampleRateHz, durationMs: res.durationMs, segments: res.segments })}\n`);
+    process.stderr.write(`${JSON.stringify({
+      file, sampleRateHz: wav.sampleRateHz, channels: wav.channels, analyzedAtHz: res.sampleRateHz, durationMs: res.durationMs,
+      segments: res.segments, background: res.background,
+    })}\n`);
   } catch (err) {
     if (err instanceof AudioError) fail(`${file}: ${err.code}: ${err.message}`, 2);
     throw err;

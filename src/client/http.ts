@@ -12,7 +12,11 @@ export function authHeader(c: Credentials): Record<string, string> {
 export async function requestJson<T>(baseUrl: string, creds: Credentials, method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authHeader(creds) };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return readResponse<T>(await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
+/** The answer's JSON (or text), or a VoiceApiError carrying the problem document of a failed request. */
+export async function readResponse<T>(res: Response): Promise<T> {
   const text = await res.text();
   let json: unknown;
   try { json = text ? JSON.parse(text) : undefined; } catch { json = text; }

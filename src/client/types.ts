@@ -24,6 +24,11 @@ export interface CreateCallInput {
   context?: Record<string, string>;
   tools?: string[];
   webhook_url?: string;
+  /**
+   * Place the call past the do-not-disturb and calling-hours gates where regulation allows (a service call about the
+   * callee's own transaction). Admins only (admin JWT or admin API key); the reason is stored on the call and audited.
+   */
+  transactional?: { reason: string };
 }
 
 /** A call as the service returns it; id and status always, the rest as documented in /v1/openapi.json. */
@@ -31,6 +36,8 @@ export interface Call {
   id: string;
   status: string;
   ended_reason?: string | null;
+  /** set when the call was marked transactional: who, why, when, and the gates it lifted */
+  compliance?: { transactional: true; reason: string; marked_by: string; marked_by_kind: string; marked_at: string; gates_lifted: string[] } | null;
   [field: string]: unknown;
 }
 

@@ -1,16 +1,26 @@
 /**
  * The conversation demo loop (seed §2.4): text or audio turns against the tenant's default agent through the
- * same adapters a call uses (speech-to-text, dialog model) and the audio worker pool for speech detection.
- * processingMs is wall time (performance.now) of the work behind a reply: decoding, detection,
- * recognition, the dialog turn and storage; not the time spent receiving the request body.
+ * same adapters a call uses (speech-to-text, dialog model, text-to-speech) and the audio worker pool for speech
+ * detection. processingMs is wall time (performance.now) of the work behind a reply: decoding, detection,
+ * recognition, the dialog turn, the reply audio when asked for, and storage; not the time spent receiving the body.
+ *
+ * Audio is decoded and resampled off the event loop (wav_worker.ts), and refused below MIN_SAMPLE_RATE_HZ, so the
+ * work of a turn is proportional to the samples it really holds.
+ *
+ * Asking for a human: a tenant's conversation becomes a handoff of that tenant; an anonymous one is handed to the
+ * tenant the public demo belongs to (DEMO_TENANT_ID): it joins that tenant (its operators see it in GET /v1/handoffs,
+ * its retention applies) and stays readable without a JWT by whoever holds its id, so the visitor sees the
+ * operator's reply. With no such tenant (DEMO_TENANT_ID=none or unknown), or DEMO_HANDOFF_QUEUE_MAX anonymous
+ * handoffs already waiting, the agent says so instead of promising a colleague.
  */
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/db.js';
 import { ApiError, notFound } from '../errors.js';
-import { AudioError, readWav, resample, type AudioPool } from '../audio/index.js';
-import type { AdapterRuntime, DialogEvent } from '../adapters/index.js';
-import { DEFAULT_AGENT, type AgentInput, type AgentRepo } from '../repos/agents.js';
+import { concatPcm, writeWav, type AudioPool } from '../audio/index.js';
+import { AdapterError, type AdapterRuntime, type DialogEvent } from '../adapters/index.js';
+import { DEFAULT_AGENT, type AgentRepo, type ScriptedAgent } from '../repos/agents.js';
 import { ConversationRepo, type Conversation, type Message } from '../repos/conversations.js';
+import { WavWorker } from './wav_worker.js';
 
 export interface TurnReply {
   conversation_id: string;
@@ -20,23 +30,47 @@ export interface TurnReply {
   /** detected caller speech in the audio, ms from its start (audio turns only) */
   segments?: { startMs: number; endMs: number }[];
   audio?: { sampleRateHz: number; channels: number; durationMs: number };
+  /** the agent's reply rendered by the text-to-speech adapter, when the turn asked for it */
+  reply_audio?: { content_type: 'audio/wav'; base64: string };
+  /** set instead of reply_audio when the text-to-speech failed: the text reply stands, only its audio is missing */
+  reply_audio_error?: { code: string; message: string };
+  /** set when this turn handed the conversation to a human: the tenant whose operators see it */
+  handoff?: { tenant_id: string; handoff_state: string };
   state: Conversation['state'];
   processingMs: number;
+}
+
+export interface TurnOptions {
+  /** render the agent's reply as 16 kHz mono PCM16 WAV (reply_audio) */
+  replyAudio?: boolean;
 }
 
 /** expired anonymous conversations removed per anonymous create */
 const PURGE_BATCH = 20;
 const NOTHING_HEARD = "Sorry, I didn't catch that. Could you say it again?";
+/** Audio below this rate is refused (422 unprocessable_audio, audio_error sample_rate_too_low). */
+export const MIN_SAMPLE_RATE_HZ = 8000;
+/** Reply audio: what the demo page plays. */
+export const REPLY_AUDIO_RATE_HZ = 16_000;
+/** Anonymous handoffs waiting for the demo tenant's operators beyond which no more are opened. */
+export const DEMO_HANDOFF_QUEUE_MAX = 100;
+/** Context the dialog gets when no human can take over: it says so rather than promising a colleague. */
+export const NO_HUMAN_CONTEXT = { human_handoff: 'unavailable' } as const;
+const CONV_COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accepted_by, call_id, lead_id, expires_at, created_at, updated_at';
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
+const iso = (v: unknown) => (v == null ? null : v instanceof Date ? v.toISOString() : String(v));
 
 export class DemoConversations {
   readonly repo: ConversationRepo;
   /** the clock expiry uses (tests fix it) */
   clock: () => Date = () => new Date();
+  readonly #wav = new WavWorker();
 
   constructor(private readonly o: {
     db: Db; adapters: AdapterRuntime; audio: () => AudioPool | undefined; agents: AgentRepo;
     ttlSeconds: number; maxAudioSeconds: number; maxAudioBytes: number;
+    /** the tenant an anonymous conversation is handed to when the visitor asks for a human; null: none */
+    demoTenantId?: string | null;
   }) {
     this.repo = new ConversationRepo(o.db);
   }
@@ -55,43 +89,43 @@ export class DemoConversations {
     return r.rowCount;
   }
 
-  /** The conversation if `tenantId` (null = anonymous) may use it; 404 otherwise, 410 once an anonymous one expired. */
+  /**
+   * The conversation if `tenantId` (null = anonymous) may use it; 404 otherwise, 410 once an anonymous one expired.
+   * An anonymous conversation handed to the demo tenant stays open to anonymous requests (its id is the credential).
+   */
   async open(tenantId: string | null, id: string): Promise<Conversation> {
-    const c = await this.repo.get(tenantId, id);
+    const c = (await this.repo.get(tenantId, id)) ?? (tenantId === null ? await this.#handedOff(id) : undefined);
     if (!c) throw notFound('conversation');
     if (c.expires_at && Date.parse(c.expires_at) <= this.clock().getTime()) throw new ApiError('gone', 'this demo conversation has expired');
     return c;
   }
 
-  async textTurn(tenantId: string | null, id: string, text: string): Promise<TurnReply> {
+  async textTurn(tenantId: string | null, id: string, text: string, opts: TurnOptions = {}): Promise<TurnReply> {
     const t0 = performance.now();
     const conv = await this.open(tenantId, id);
     const reply = await this.#reply(conv, text, { transcript_source: 'text' });
-    return { ...reply, processingMs: ms(t0) };
+    return { ...reply, ...(opts.replyAudio ? await this.#speak(reply.agent.text, await this.#agent(conv)) : {}), processingMs: ms(t0) };
   }
 
-  async audioTurn(tenantId: string | null, id: string, wav: Uint8Array): Promise<TurnReply> {
+  async audioTurn(tenantId: string | null, id: string, wav: Uint8Array, opts: TurnOptions = {}): Promise<TurnReply> {
     const t0 = performance.now();
     const conv = await this.open(tenantId, id);
+    if (conv.state !== 'active') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
     const pool = this.o.audio();
     if (!pool) throw new ApiError('unavailable', 'the audio worker pool is not running', { retryable: true });
-    let decoded;
-    try {
-      decoded = readWav(wav, { maxBytes: this.o.maxAudioBytes, maxDurationMs: this.o.maxAudioSeconds * 1000 });
-    } catch (err) {
-      if (!(err instanceof AudioError)) throw err;
-      if (err.code === 'wav_too_large') throw new ApiError('payload_too_large', err.message, { audio_error: err.code });
-      throw new ApiError('unprocessable_audio', err.message, { audio_error: err.code });
+    const decoded = await this.#wav.decode(wav, { maxBytes: this.o.maxAudioBytes, maxDurationMs: this.o.maxAudioSeconds * 1000, minSampleRateHz: MIN_SAMPLE_RATE_HZ });
+    if (!decoded.ok) {
+      if (decoded.code === 'wav_too_large') throw new ApiError('payload_too_large', decoded.message, { audio_error: decoded.code });
+      throw new ApiError('unprocessable_audio', decoded.message, { audio_error: decoded.code });
     }
     const agent = await this.#agent(conv);
-    // Recognition at a telephone/wideband rate; detection resamples on its own.
-    const rate = decoded.sampleRateHz === 8000 || decoded.sampleRateHz === 16000 ? decoded.sampleRateHz : 16000;
-    const pcm = rate === decoded.sampleRateHz ? decoded.pcm : resample(decoded.pcm, decoded.sampleRateHz, rate);
+    // Decoded at a telephone or wideband rate already: detection (on the pool) and recognition take it as is.
+    const pcm = new Int16Array(decoded.pcm);
     const [analysis, heard] = await Promise.all([
-      pool.analyze(decoded.pcm, decoded.sampleRateHz, {
+      pool.analyze(pcm, decoded.rateHz, {
         turnDetectionTimeoutMs: agent.turn_detection_timeout_ms, interruptionSensitivity: agent.interruption_sensitivity,
       }),
-      this.o.adapters.stt.transcribe(pcm, { language: agent.language, sampleRateHz: rate }),
+      this.o.adapters.stt.transcribe(pcm, { language: agent.language, sampleRateHz: decoded.rateHz }).catch(sttProblem),
     ]);
     const simulated = this.o.adapters.modes.stt === 'in_process';
     const caller = {
@@ -102,6 +136,7 @@ export class DemoConversations {
     return {
       ...reply, segments: analysis.segments,
       audio: { sampleRateHz: decoded.sampleRateHz, channels: decoded.channels, durationMs: Math.round(decoded.durationMs) },
+      ...(opts.replyAudio ? await this.#speak(reply.agent.text, agent) : {}),
       processingMs: ms(t0),
     };
   }
@@ -111,11 +146,31 @@ export class DemoConversations {
     return { ...c, messages: await this.repo.messages(id) };
   }
 
-  async #agent(conv: Conversation): Promise<AgentInput> {
-    return (conv.tenant_id && (await this.o.agents.get(conv.tenant_id, 'default'))) || DEFAULT_AGENT;
+  async close(): Promise<void> { await this.#wav.close(); }
+
+  /** The tenant's default agent as the dialog takes it: its steps, and its text script for a language model. */
+  async #agent(conv: Conversation): Promise<ScriptedAgent & { qualify_text?: string }> {
+    const a = conv.tenant_id ? await this.o.agents.get(conv.tenant_id, 'default') : undefined;
+    if (!a) return DEFAULT_AGENT;
+    return { ...a, qualify_script: a.qualify_steps, ...(typeof a.qualify_script === 'string' ? { qualify_text: a.qualify_script } : {}) };
   }
 
-  async #reply(conv: Conversation, callerText: string, caller: Omit<TurnReply['caller'], 'text'>, agentIn?: AgentInput): Promise<Omit<TurnReply, 'processingMs'>> {
+  /**
+   * The reply through the configured text-to-speech adapter (TTS_PROVIDER, else the simulator), as a 16 kHz mono
+   * PCM16 WAV. A synthesis failure leaves the stored text reply standing and says why the audio is missing.
+   */
+  async #speak(text: string, agent: ScriptedAgent): Promise<Pick<TurnReply, 'reply_audio' | 'reply_audio_error'>> {
+    const chunks: Int16Array[] = [];
+    try {
+      for await (const c of this.o.adapters.tts.synthesize({ text, voice: agent.voice, language: agent.language, sampleRateHz: REPLY_AUDIO_RATE_HZ })) chunks.push(c);
+    } catch (err) {
+      return { reply_audio_error: { code: err instanceof AdapterError ? err.code : 'failed', message: err instanceof Error ? err.message : String(err) } };
+    }
+    const wav = writeWav({ sampleRateHz: REPLY_AUDIO_RATE_HZ, channels: [concatPcm(chunks.length ? chunks : [new Int16Array(0)])] });
+    return { reply_audio: { content_type: 'audio/wav', base64: Buffer.from(wav.buffer, wav.byteOffset, wav.byteLength).toString('base64') } };
+  }
+
+  async #reply(conv: Conversation, callerText: string, caller: Omit<TurnReply['caller'], 'text'>, agentIn?: ScriptedAgent & { qualify_text?: string }): Promise<Omit<TurnReply, 'processingMs'>> {
     if (conv.state !== 'active') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
     const agent = agentIn ?? await this.#agent(conv);
     const history = await this.repo.messages(conv.id);
@@ -123,9 +178,12 @@ export class DemoConversations {
     for (const m of history) Object.assign(extracted, (m.meta.entities as Record<string, string | number> | undefined) ?? {});
     const texts: string[] = [], entities: Record<string, string | number> = {};
     let escalation: string | null = null, ended: string | null = null;
+    // Anonymous: a human can take over only through the demo tenant (and while its queue has room).
+    const handoffTo = conv.tenant_id ?? await this.#demoHandoffTenant();
     if (callerText) {
+      const context: Record<string, string> = { ...(conv.domain ? { project_name: conv.domain } : {}), ...(handoffTo ? {} : NO_HUMAN_CONTEXT) };
       const events: AsyncIterable<DialogEvent> = this.o.adapters.dialog.turn({
-        callId: conv.id, agent, context: conv.domain ? { project_name: conv.domain } : {}, tools: [],
+        callId: conv.id, agent, context, tools: [],
         history: history.map((m) => ({ role: m.role, text: m.text })), callerText, extracted, now: this.clock().toISOString(),
       });
       for await (const e of events) {
@@ -136,11 +194,60 @@ export class DemoConversations {
       }
       await this.repo.append(conv.id, conv.tenant_id, 'caller', callerText, { source: caller.transcript_source });
     } else texts.push(NOTHING_HEARD);
-    const text = texts.join(' ');
+    const text = joinFragments(texts);
     await this.repo.append(conv.id, conv.tenant_id, 'agent', text, { entities, ...(escalation ? { escalation } : {}), ...(ended ? { ended } : {}) });
     let state: Conversation['state'] = conv.state;
-    // A tenant's conversation goes to a human; an anonymous demo has no operators, so it only reports the escalation.
-    if (escalation && conv.tenant_id) state = (await this.repo.requestHandoff(conv.tenant_id, conv.id, escalation))?.state ?? state;
-    return { conversation_id: conv.id, agent: { text, entities, escalation, ended }, caller: { text: callerText, ...caller }, state };
+    let handoff: TurnReply['handoff'];
+    if (escalation && handoffTo) {
+      const moved = conv.tenant_id ? await this.repo.requestHandoff(conv.tenant_id, conv.id, escalation) : await this.#handToDemoTenant(conv.id, handoffTo, escalation);
+      if (moved) { state = moved.state; handoff = { tenant_id: handoffTo, handoff_state: moved.handoff_state! }; }
+    }
+    return { conversation_id: conv.id, agent: { text, entities, escalation, ended }, caller: { text: callerText, ...caller }, state, ...(handoff ? { handoff } : {}) };
   }
+
+  /** The demo tenant when it exists and its queue of anonymous handoffs has room; null otherwise. */
+  async #demoHandoffTenant(): Promise<string | null> {
+    const tenant = this.o.demoTenantId;
+    if (!tenant) return null;
+    const r = await this.o.db.query<{ known: boolean; waiting: number }>(
+      `SELECT EXISTS (SELECT 1 FROM tenants WHERE id = $1) AS known,
+         (SELECT count(*)::int FROM conversations WHERE tenant_id = $1 AND opened_anonymously AND handoff_state = 'waiting') AS waiting`, [tenant]);
+    const { known, waiting } = r.rows[0];
+    return known && waiting < DEMO_HANDOFF_QUEUE_MAX ? tenant : null;
+  }
+
+  /** An anonymous conversation joins the demo tenant, messages and all, as a waiting handoff (one transaction). */
+  async #handToDemoTenant(id: string, tenant: string, reason: string): Promise<Conversation | undefined> {
+    return this.o.db.transaction(async (tx) => {
+      const r = await tx.query<{ id: string }>(
+        `UPDATE conversations SET tenant_id = $2, expires_at = NULL, opened_anonymously = true, updated_at = now()
+         WHERE id = $1 AND tenant_id IS NULL RETURNING id`, [id, tenant]);
+      if (!r.rows[0]) return undefined;
+      await tx.query('UPDATE conversation_messages SET tenant_id = $2 WHERE conversation_id = $1', [id, tenant]);
+      return new ConversationRepo(tx).requestHandoff(tenant, id, reason);
+    });
+  }
+
+  /** An anonymous conversation that was handed to the demo tenant (readable without a JWT by its id). */
+  async #handedOff(id: string): Promise<Conversation | undefined> {
+    const r = await this.o.db.query<Conversation>(`SELECT ${CONV_COLS} FROM conversations WHERE id = $1 AND opened_anonymously`, [id]);
+    const c = r.rows[0];
+    return c && { ...c, expires_at: iso(c.expires_at), created_at: iso(c.created_at)!, updated_at: iso(c.updated_at)! };
+  }
+}
+
+/** A speech-to-text failure is the provider's, not ours: 503 with its code, and nothing recorded as heard. */
+function sttProblem(err: unknown): never {
+  const e = err instanceof AdapterError ? err : undefined;
+  throw new ApiError('unavailable', `speech-to-text failed: ${e?.message ?? 'unknown error'}`, { retryable: e?.retryable ?? true, stt_error: e?.code ?? 'failed' });
+}
+
+/**
+ * The reply's text from its events: a model streams fragments of one text ("Hel", "lo. "), the scripted engine
+ * whole sentences ("Hi.", "How are you?"): a space goes only between a finished sentence and the next.
+ */
+export function joinFragments(parts: string[]): string {
+  let text = '';
+  for (const p of parts) text += /[.!?…।॥]$/.test(text) && /^\S/.test(p) ? ` ${p}` : p;
+  return text.trim();
 }

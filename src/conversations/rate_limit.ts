@@ -1,19 +1,27 @@
-/** Anonymous demo traffic is rate limited per client IP (in process memory: each instance has its own budget). */
+/**
+ * Demo traffic is rate limited: anonymous requests per client IP (DEMO_REQUESTS_PER_MINUTE), requests with a JWT per
+ * tenant (DEMO_TENANT_REQUESTS_PER_MINUTE). In process memory: each instance has its own budget.
+ */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiError } from '../errors.js';
 
 export class DemoRateLimit {
   readonly #limiter: RateLimiterMemory;
-  constructor(perMinute: number) { this.#limiter = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: 'demo' }); }
+  /** what is counted, for the 429's detail ("anonymous demo requests") */
+  readonly #what: string;
+  constructor(perMinute: number, what = 'anonymous demo requests') {
+    this.#limiter = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `demo:${what}` });
+    this.#what = what;
+  }
 
-  /** Consumes one request for `ip`, or throws 429 rate_limited with Retry-After. */
-  async consume(ip: string): Promise<void> {
+  /** Consumes one request for `key` (an IP, a tenant), or throws 429 rate_limited with Retry-After. */
+  async consume(key: string): Promise<void> {
     try {
-      await this.#limiter.consume(ip);
+      await this.#limiter.consume(key);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       const retryAfterSeconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new ApiError('rate_limited', `too many anonymous demo requests; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+      throw new ApiError('rate_limited', `too many ${this.#what}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
     }
   }
 }

@@ -13,13 +13,66 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
+/** A transaction's connection: parameterised queries, and multi-statement scripts without parameters. */
+export interface Tx extends Queryable {
+  exec(sql: string): Promise<void>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn inside BEGIN/COMMIT on one connection; rolls back when fn throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  /** Executes a multi-statement script (migrations). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Executes a multi-statement script. */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL cannot be reached (refused, reset, shut down, connect timeout): a retryable condition, answered 503
+ * `unavailable` with Retry-After (src/api/problem.ts), and what live calls produce meanwhile is kept
+ * (src/db/outage.ts). The driver's error is the cause.
+ */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+  readonly code = 'DB_UNAVAILABLE';
+  constructor(cause: unknown) {
+    super(`database unavailable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** Socket errors of the connection, and the SQLSTATEs of a server that is going or not there yet. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection closed)/;
+
+export function isUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return true;
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e) return false;
+  if (typeof e.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  return typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message);
+}
+
+/**
+ * What a database error may carry into a log: PGlite's errors hold the statement's parameters (names, phone
+ * numbers) and PostgreSQL's `detail` quotes key values ("Key (e164)=(+91…) already exists"). They stay on the
+ * error for code that reads them, but are no longer enumerable, so pino's error serializer leaves them out.
+ */
+const PRIVATE_FIELDS = ['params', 'queryOptions', 'detail', 'where', 'internalQuery'];
+
+/** Classifies and scrubs a driver error (see above); returns what to throw. */
+export function dbError(err: unknown): unknown {
+  if (isUnavailable(err) && !(err instanceof DatabaseUnavailableError)) return new DatabaseUnavailableError(scrub(err));
+  return scrub(err);
+}
+
+function scrub(err: unknown): unknown {
+  if (err && typeof err === 'object') {
+    for (const k of PRIVATE_FIELDS) {
+      if (Object.prototype.propertyIsEnumerable.call(err, k)) Object.defineProperty(err, k, { enumerable: false });
+    }
+  }
+  return err;
 }
 
 // Return int8 and numeric as JS numbers: our counters and sums stay far below 2^53.
@@ -41,42 +94,58 @@ function pgQuery(sql: string, params: unknown[]): pg.QueryConfig | string {
   return name === undefined ? { text: sql, values: params } : { name, text: sql, values: params };
 }
 
+/** A connection attempt to PostgreSQL that takes longer fails (and the request answers 503), ms. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 class PgDb implements Db {
   readonly kind = 'postgres' as const;
   #pool: pg.Pool;
   #closed = false;
   constructor(url: string, poolMax: number) {
-    this.#pool = new pg.Pool({ connectionString: url, max: poolMax, idleTimeoutMillis: 60_000 });
-    // An idle client losing its server must not crash the process; the next query reconnects.
+    this.#pool = new pg.Pool({ connectionString: url, max: poolMax, idleTimeoutMillis: 60_000, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // An idle client losing its server must not crash the process; the next query reconnects. A client checked
+    // out (a transaction between two statements) that loses it emits 'error' on itself: without a listener that
+    // stopped the process when PostgreSQL went away; its next query fails instead (unavailable).
     this.#pool.on('error', () => {});
+    this.#pool.on('connect', (client) => { client.on('error', () => {}); });
   }
   async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
     const q = pgQuery(sql, params);
-    const r = typeof q === 'string' ? await this.#pool.query(q) : await this.#pool.query(q);
-    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    try {
+      const r = typeof q === 'string' ? await this.#pool.query(q) : await this.#pool.query(q);
+      return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+    } catch (err) { throw dbError(err); }
   }
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect().catch((err) => { throw dbError(err); });
+    let broken = false;
     try {
       await client.query('BEGIN');
-      const tx: Queryable = {
+      const tx: Tx = {
         query: async <R>(sql: string, params: unknown[] = []) => {
           const q = pgQuery(sql, params);
-          const r = typeof q === 'string' ? await client.query(q) : await client.query(q);
-          return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+          try {
+            const r = typeof q === 'string' ? await client.query(q) : await client.query(q);
+            return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
+          } catch (err) { throw dbError(err); }
         },
+        // without parameters pg uses the simple query protocol, which runs several statements
+        exec: async (sql: string) => { await client.query(sql).catch((err) => { throw dbError(err); }); },
       };
       const out = await fn(tx);
       await client.query('COMMIT');
       return out;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
+      const e = dbError(err);
+      broken = isUnavailable(e);
+      if (!broken) await client.query('ROLLBACK').catch(() => {});
+      throw e;
     } finally {
-      client.release();
+      // a connection that lost its server is not given back to the pool
+      client.release(broken ? true : undefined);
     }
   }
-  async exec(sql: string): Promise<void> { await this.#pool.query(sql); }
+  async exec(sql: string): Promise<void> { await this.#pool.query(sql).catch((err) => { throw dbError(err); }); }
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -90,20 +159,25 @@ class PgliteDb implements Db {
   #closed = false;
   constructor(db: PGlite) { this.#db = db; }
   async query<T>(sql: string, params: unknown[] = []): Promise<QueryResult<T>> {
-    const r = await this.#db.query<T>(sql, params as unknown[]);
-    return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    try {
+      const r = await this.#db.query<T>(sql, params as unknown[]);
+      return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    } catch (err) { throw scrub(err); }
   }
-  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.#db.transaction(async (t) =>
       fn({
         query: async <R>(sql: string, params: unknown[] = []) => {
-          const r = await t.query<R>(sql, params as unknown[]);
-          return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+          try {
+            const r = await t.query<R>(sql, params as unknown[]);
+            return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+          } catch (err) { throw scrub(err); }
         },
+        exec: async (sql: string) => { await t.exec(sql).catch((err) => { throw scrub(err); }); },
       }),
-    );
+    ).catch((err) => { throw scrub(err); });
   }
-  async exec(sql: string): Promise<void> { await this.#db.exec(sql); }
+  async exec(sql: string): Promise<void> { await this.#db.exec(sql).catch((err) => { throw scrub(err); }); }
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

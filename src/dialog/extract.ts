@@ -1,20 +1,48 @@
+import { findBudget, formatAmount } from './amounts.js';
+
 /**
  * Pure extractors over what the caller said (already lower-level text from speech-to-text). Each returns
  * undefined when the answer does not contain the thing asked, which the engine counts as a failed attempt.
  */
 
 const NAME_PREFIX = /\b(?:my name is|my name's|name is|this is|i am|i'm|it's|it is|call me|speaking)\s+(.+)$/i;
+/** prefixes that name the speaker whatever was asked ("Hi, my name is Anita Rao") */
+const EXPLICIT_NAME_PREFIX = /\b(?:my name is|my name's|name's|call me)\s+(.+)$/i;
+/** prefixes that name the speaker only when a name-like word follows ("I'm Anita", not "I'm fine") */
+const SOFT_NAME_PREFIX = /\b(?:this is|i am|i'm)\s+(.+)$/i;
 const NOT_A_NAME = /\b(not|interested|busy|sorry|what|who|why|looking|calling|human|person|agent|manager)\b/i;
+/** words a name does not start with (articles, states, fillers): "a villa", "fine", "here" */
+const NOT_NAME_START = new Set(['a', 'an', 'the', 'my', 'our', 'some', 'any', 'fine', 'good', 'great', 'ok', 'okay', 'well', 'here',
+  'there', 'sure', 'yes', 'yeah', 'no', 'just', 'so', 'very', 'really', 'also', 'still', 'back', 'ready', 'free', 'available', 'happy',
+  'glad', 'from', 'in', 'at', 'on', 'with', 'driving', 'home', 'working', 'going', 'trying', 'thinking', 'planning', 'asking',
+  'wondering', 'new', 'single', 'married', 'retired', 'around', 'about', 'maybe', 'probably', 'hoping', 'fed', 'tired', 'alright']);
+/** where a name ends inside a longer sentence: punctuation, "and", "but", a second clause */
+const NAME_END = /\s*(?:[,;:.!?]|\s(?:and|but|so|from|calling|i'm|i am|i|we|looking|speaking|here)\b).*$/i;
 
-/** "My name is Anna Lee." -> "Anna Lee"; a bare one-to-three-word answer is taken as the name. */
+function asName(candidate: string): string | undefined {
+  const clean = candidate.replace(/[^\p{L}\p{M}' -]+/gu, ' ').replace(/\s+(?:speaking|here)$/i, '').replace(/\s+/g, ' ').trim();
+  const words = clean.split(' ').filter(Boolean);
+  if (words.length === 0 || words.length > 3 || NOT_A_NAME.test(clean) || NOT_NAME_START.has(words[0].toLowerCase())) return undefined;
+  return words.map((w) => w[0].toUpperCase() + w.slice(1)).join(' ');
+}
+
+/** "My name is Anna Lee." -> "Anna Lee"; a bare one-to-three-word answer is taken as the name (the question asked for it). */
 export function extractName(text: string): string | undefined {
   const clean = text.trim().replace(/[.!?,]+$/g, '');
   const m = NAME_PREFIX.exec(clean);
-  const candidate = (m ? m[1] : clean).replace(/[^\p{L}\p{M}' -]+/gu, ' ').replace(/\s+(?:speaking|here)$/i, '')
-    .replace(/\s+/g, ' ').trim();
-  const words = candidate.split(' ').filter(Boolean);
-  if (words.length === 0 || words.length > 3 || NOT_A_NAME.test(candidate)) return undefined;
-  return words.map((w) => w[0].toUpperCase() + w.slice(1)).join(' ');
+  return asName(m ? m[1].replace(NAME_END, '') : clean);
+}
+
+/**
+ * A name the caller gave without being asked: only after "my name is", "call me", or "I'm"/"this is" followed
+ * by a word that can start a name ("Hi, my name is Anita Rao and I need a flat" -> "Anita Rao").
+ */
+export function extractStatedName(text: string): string | undefined {
+  const clean = text.trim();
+  const explicit = EXPLICIT_NAME_PREFIX.exec(clean);
+  if (explicit) return asName(explicit[1].replace(NAME_END, ''));
+  const soft = SOFT_NAME_PREFIX.exec(clean);
+  return soft ? asName(soft[1].replace(NAME_END, '')) : undefined;
 }
 
 const INTENT_PREFIX = /^(?:(?:yes|yeah|well|so|um|uh|ok|okay)[, ]+)*(?:i am|i'm|we are|we're|i|we)?\s*(?:am\s+)?(?:looking for|interested in|want|would like|need|searching for|after)\s+/i;
@@ -30,19 +58,39 @@ export function extractIntent(text: string): string | undefined {
   return stripped;
 }
 
-const UNIT = '(?:k|thousand|lakhs?|lacs?|crores?|million|mn|m|billion|bn)';
-const CURRENCY_WORD = '(?:dollars?|usd|rupees?|inr|rs\\.?|euros?|eur|pounds?|gbp|aed|dirhams?)';
-const BUDGET_RE = new RegExp(
-  `(?:[$€£₹]\\s*)?\\d[\\d,]*(?:\\.\\d+)?(?:\\s*${UNIT}\\b)?(?:\\s*${CURRENCY_WORD}(?![a-z]))?`, 'gi');
-const UNIT_OR_CURRENCY = new RegExp(`[$€£₹]|${UNIT}\\b|${CURRENCY_WORD}`, 'i');
+const STATED_INTENT = /\b(?:looking for|interested in|searching for|want(?! to (?:speak|talk))|would like(?! to (?:speak|talk))|need)\s+(.+)$/i;
+/** where a stated intent ends: punctuation, or a budget, a request or a new clause riding along */
+const INTENT_END = /\s*(?:[;.!?]|,\s*(?:and\s+)?(?:my|our|the|i|we|can|could|please)\b|\s(?:with|and)\s+(?:a\s+|my\s+|our\s+)?budget\b|\s(?:my|our)\s+budget\b|\s(?:and\s+)?(?:can|could) you\b|\sand\s+(?:my|i|we)\b).*$/i;
+
+/** An intent said without being asked: the object of "looking for", "interested in", "want", "need"… */
+export function extractStatedIntent(text: string): string | undefined {
+  const m = STATED_INTENT.exec(text.trim());
+  if (!m) return undefined;
+  const object = m[1].replace(INTENT_END, '').replace(/[,;.!?]+$/, '').trim();
+  if (object.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2 || BROCHURE_RE.test(object) || ESCALATION_RE.test(object)) return undefined;
+  return object;
+}
 
 /**
- * "around 400,000 dollars" -> "400,000 dollars"; "50 lakh" -> "50 lakh". The first amount with a unit or
- * currency wins ("between 300 and 400 thousand" -> "400 thousand"); otherwise a number of 3+ digits.
+ * "around 400,000 dollars" -> "400,000 dollars"; "50 lakh" -> "50 lakh"; "eighty lakh" -> "eighty lakh": the words
+ * of the budget as said (amounts.ts reads them). The first amount with a scale or currency wins ("between 300 and
+ * 400 thousand" -> "400 thousand"); otherwise one of at least 100.
  */
 export function extractBudget(text: string): string | undefined {
-  const amounts = [...text.matchAll(BUDGET_RE)].map((m) => m[0].trim().replace(/[.,]+$/, ''));
-  return amounts.find((a) => UNIT_OR_CURRENCY.test(a)) ?? amounts.find((a) => a.replace(/[^\d]/g, '').length >= 3);
+  return findBudget(text)?.raw.replace(/[.,]+$/, '');
+}
+
+/** The budget in its normal form ("8000000 INR", see amounts.ts), or undefined. */
+export function extractBudgetAmount(text: string): string | undefined {
+  const a = findBudget(text);
+  return a && formatAmount(a);
+}
+
+/** A budget said without being asked: an amount with a scale or currency, or any amount after "budget"/"spend". */
+export function extractStatedBudget(text: string): string | undefined {
+  const a = findBudget(text);
+  if (!a) return undefined;
+  return a.scaled || a.currency || /\b(budget|spend|afford)\b/i.test(text) ? formatAmount(a) : undefined;
 }
 
 export const ESCALATION_RE = /\b(human|manager|real person|live person|(?<!estate )agent|(?:to|with) (?:someone|somebody)|representative|supervisor|operator)\b/i;

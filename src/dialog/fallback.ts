@@ -4,7 +4,7 @@
  * already spoke, the caller hears a short apology and the call escalates to a human ('dialog_failed').
  * Cancellation (barge-in, hang-up) is never masked: it propagates as is.
  */
-import type { AdapterCallOptions, DialogAdapter, DialogEvent, DialogTurnRequest } from '../adapters/types.js';
+import type { DialogAdapter, DialogEvent, DialogTurnOptions, DialogTurnRequest } from '../adapters/types.js';
 import { AdapterError } from '../adapters/types.js';
 
 export const SPOKEN_FALLBACK_TEXT = "I'm sorry, I'm having trouble on my side. Let me connect you with a colleague.";
@@ -17,7 +17,7 @@ export interface FallbackDialogOptions {
 export class FallbackDialog implements DialogAdapter {
   constructor(private readonly primary: DialogAdapter, private readonly fallback: DialogAdapter, private readonly opts: FallbackDialogOptions = {}) {}
 
-  async *turn(req: DialogTurnRequest, opts?: AdapterCallOptions): AsyncIterable<DialogEvent> {
+  async *turn(req: DialogTurnRequest, opts?: DialogTurnOptions): AsyncIterable<DialogEvent> {
     let spoke = false;
     try {
       for await (const e of this.primary.turn(req, opts)) {

@@ -41,22 +41,29 @@ function parseTime(s: string): Time | undefined {
   return undefined;
 }
 
-/** Day offset or explicit date (undefined: none named; null: a date that does not exist, e.g. 31 June). */
-function parseDay(s: string, today: LocalDate): { date: LocalDate; sameDayWeekday?: boolean } | undefined | null {
-  if (/\bday after tomorrow\b/.test(s)) return { date: addDays(today, 2) };
-  if (/\btomorrow\b/.test(s)) return { date: addDays(today, 1) };
-  if (/\b(today|tonight)\b/.test(s)) return { date: today };
-  const wd = new RegExp(`\\b(next|this|coming)?\\s*(${WEEKDAYS.join('|')})\\b`).exec(s);
+const WEEKDAY_RE = new RegExp(`\\b(next|this|coming)?\\s*(${WEEKDAYS.join('|')})\\b`);
+const DAY_MONTH_RE = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?(?: of)? (${MONTHS.join('|')})\\b`);
+const MONTH_DAY_RE = new RegExp(`\\b(${MONTHS.join('|')}) (\\d{1,2})(?:st|nd|rd|th)?\\b`);
+
+/**
+ * Day offset or explicit date (undefined: none named; null: a date that does not exist, e.g. 31 June). `todayOf` is
+ * called only when the text names a day: it formats the instant in the callee's zone, which every turn paid before.
+ */
+function parseDay(s: string, todayOf: () => LocalDate): { date: LocalDate; sameDayWeekday?: boolean } | undefined | null {
+  if (/\bday after tomorrow\b/.test(s)) return { date: addDays(todayOf(), 2) };
+  if (/\btomorrow\b/.test(s)) return { date: addDays(todayOf(), 1) };
+  if (/\b(today|tonight)\b/.test(s)) return { date: todayOf() };
+  const wd = WEEKDAY_RE.exec(s);
   if (wd) {
+    const today = todayOf();
     const target = WEEKDAYS.indexOf(wd[2]);
     let delta = (target - today.weekday + 7) % 7;
     if (wd[1] === 'next' && delta === 0) delta = 7;
     return { date: addDays(today, delta), sameDayWeekday: delta === 0 };
   }
-  const monthRe = MONTHS.join('|');
-  const md = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?(?: of)? (${monthRe})\\b`).exec(s)
-    ?? new RegExp(`\\b(${monthRe}) (\\d{1,2})(?:st|nd|rd|th)?\\b`).exec(s);
+  const md = DAY_MONTH_RE.exec(s) ?? MONTH_DAY_RE.exec(s);
   if (md) {
+    const today = todayOf();
     const [day, month] = /\d/.test(md[1]) ? [Number(md[1]), md[2]] : [Number(md[2]), md[1]];
     const m = MONTHS.indexOf(month) + 1;
     if (day < 1 || day > 31) return null;
@@ -71,13 +78,14 @@ function parseDay(s: string, today: LocalDate): { date: LocalDate; sameDayWeekda
 
 export function parseSlot(text: string, now: Date, timeZone: string): SlotParse {
   const s = text.toLowerCase().replace(/[^a-z0-9:.' ]+/g, ' ').replace(/\s+/g, ' ');
-  const today = localDateOf(now.getTime(), timeZone);
+  let today: LocalDate | undefined;
+  const todayOf = () => (today ??= localDateOf(now.getTime(), timeZone));
   const time = parseTime(s);
-  const day = parseDay(s, today);
+  const day = parseDay(s, todayOf);
   if (day === null) return { kind: 'missing_day' };
   if (!time && !day) return { kind: 'none' };
   if (!time) return { kind: 'missing_time', day: day!.date };
-  let date = day?.date ?? today;
+  let date = day?.date ?? todayOf();
   let utcMs = zonedToUtc(date, time.h, time.min, timeZone);
   if ((!day || day.sameDayWeekday) && utcMs <= now.getTime()) {
     date = addDays(date, day ? 7 : 1);

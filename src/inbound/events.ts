@@ -19,7 +19,7 @@ export const Envelope = z.object({
 });
 export type Envelope = z.infer<typeof Envelope>;
 
-/** Adds a number to the tenant's do-not-disturb registry inside the caller's transaction (business A's registry). */
+/** Adds a number to the tenant's do-not-disturb registry (src/leads/dnd_repo.ts) inside the caller's transaction. */
 export type DndWriter = (tx: Queryable, tenantId: string, e164: string, source: string) => Promise<void>;
 
 const phoneOf = (d: Record<string, unknown>): string | undefined => {

@@ -1,6 +1,6 @@
 /**
  * Places a lead's call through a durable job (table lead_call_jobs). A lead dialed at once is normally dialed in
- * its own statement with no job (migration 045); a job exists for a lead waiting for its calling window
+ * its own statement with no job (create_leads); a job exists for a lead waiting for its calling window
  * ("pending"), one refused for the tenant's concurrency limit (retried, "pending"), and one dialed inline through
  * a call port that cannot dial inside the lead's statement ("claimed" at once by the creating instance). Any
  * instance's periodic claim (UPDATE … WHERE id IN (… FOR UPDATE SKIP LOCKED)) picks up due jobs and jobs whose
@@ -27,7 +27,7 @@ export class LeadDispatcher {
 
   constructor(private readonly o: {
     db: Db; log: Logger; instanceId: string; leaseSeconds: number;
-    calls: () => LeadCallPort | undefined; clock: () => Date;
+    calls: () => LeadCallPort; clock: () => Date;
   }) {
     this.#leads = new LeadRepo(o.db);
   }
@@ -78,13 +78,9 @@ export class LeadDispatcher {
       if (!gate.allowed) return this.#reschedule(job, set, new Date(gate.next_window_at!), gate.reason);
     }
     const calls = this.o.calls();
-    if (!calls) {
-      await this.#finish(job, 'failed', 'no call engine in this build');
-      return set({ callId: null, status: 'failed', reason: 'call_engine_unavailable' });
-    }
     try {
       // The dispatch also marks the lead dispatched and this job done, in the call's own transaction.
-      const call = await calls.dispatch(job.tenant_id, { to: lead.e164, lead_id: lead.id, lead_job_id: job.id, conversation_id: lead.conversation_id!, context: { customer_name: lead.name } });
+      const call = await calls.dispatch(job.tenant_id, { to: lead.e164, lead_id: lead.id, lead_job_id: job.id, conversation_id: lead.conversation_id!, context: { customer_name: lead.name }, timezone: lead.timezone });
       return { ...lead, call_id: call.id, call_status: 'dispatched', call_reason: null, scheduled_for: null };
     } catch (err) {
       const code = err instanceof ApiError ? err.code : 'internal';

@@ -17,7 +17,7 @@ export interface NewLead extends Omit<LeadRow, 'created_at' | 'call_id'> {
   job: { status: 'claimed' | 'pending'; due: Date | string; instanceId: string } | null;
   /**
    * a dispatch_calls item: when the gates let the lead through now (job 'claimed'), its call is dispatched in the
-   * same statement instead of through the job (migration 045); null: dial through the job
+   * same statement instead of through the job; null: dial through the job
    */
   dial: { id: string } | null;
   /** when a dial is refused for the tenant's concurrency limit, the scheduler retries it at this time */
@@ -42,9 +42,9 @@ export class LeadRepo {
   constructor(private db: Queryable) {}
 
   /**
-   * Stores leads of one group commit (create_leads, migrations 044-045): per item the duplicate check (with
+   * Stores leads of one group commit (src/db/functions/create_leads.sql): per item the duplicate check (with
    * `dupSince`), the DND half of the gate (with `dndAt`), the conversation opening with the agent's disclosure,
-   * the lead and its call: dispatched in the same statement (`dial`, migration 045, under the engine's
+   * the lead and its call: dispatched in the same statement (`dial`, under the engine's
    * `dispatchLimit`) or a job. Answers each item in order.
    */
   async createMany(items: NewLead[], instanceId: string, dispatchLimit: number): Promise<CreatedLead[]> {

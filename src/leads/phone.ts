@@ -1,6 +1,7 @@
 /**
  * Phone numbers: normalised to E.164 with libphonenumber-js (national input resolved in the default region,
- * DEFAULT_PHONE_REGION), and the callee's time zones derived from the number's country.
+ * DEFAULT_PHONE_REGION), and the callee's time zones derived from the number's country: every zone of the country
+ * for calling hours (zonesFor), one zone for reading spoken times (calleeTimeZone). The one place numbers map to zones.
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { ApiError } from '../errors.js';
@@ -46,8 +47,45 @@ const COUNTRY_ZONES: Record<string, string[]> = {
  */
 export function zonesFor(e164: string, timezone?: string | null, knownCountry?: string): string[] {
   if (timezone) return [timezone];
-  const country = knownCountry ?? parsePhoneNumberFromString(e164)?.country;
+  const country = knownCountry ?? countryOf(e164);
   return (country && COUNTRY_ZONES[country]) || ['UTC'];
+}
+
+/** The country of an E.164 number (memoised: a parse is a lead's costliest validation step), or undefined. */
+const countries = new Map<string, string | null>();
+export function countryOf(e164: string): string | undefined {
+  let c = countries.get(e164);
+  if (c === undefined) rememberCountry(e164, (c = parsePhoneNumberFromString(e164)?.country ?? null));
+  return c ?? undefined;
+}
+
+/** Records the country of a number a caller already parsed (the dispatch schema), so the gates need no second parse. */
+export function rememberCountry(e164: string, country: string | undefined | null): void {
+  if (countries.size >= 10_000) countries.clear();
+  countries.set(e164, country ?? null);
+}
+
+/**
+ * The one zone in which the callee's spoken times are read ("next Tuesday at 3 pm") and which a lead records:
+ * explicit `timezone` wins; else the number's country's zone. A country spanning several zones (US, CA, AU) gives
+ * its first listed one when `ambiguous` is 'first' (a slot must be read somewhere), undefined when 'none' (a lead
+ * records no zone it cannot know). Unknown countries: UTC, resp. undefined.
+ */
+export function calleeTimeZone(e164: string, timezone?: string | null, o: { country?: string; ambiguous?: 'first' | 'none' } = {}): string | undefined {
+  if (timezone) return timezone;
+  const country = o.country ?? countryOf(e164);
+  const zones = country ? COUNTRY_ZONES[country] : undefined;
+  if (zones?.length === 1) return zones[0];
+  if (o.ambiguous === 'none') return undefined;
+  return zones?.[0] ?? 'UTC';
+}
+
+/**
+ * Numbers that reach no one, so no callee's calling hours apply: the simulator's (+1500555…, src/adapters/sim_numbers.ts)
+ * and those reserved for fiction (NANP 555-0100 to 555-0199; UK drama numbers 07700 900000 to 900999).
+ */
+export function reachesNobody(e164: string): boolean {
+  return e164.startsWith('+1500555') || /^\+1\d{3}5550(1\d\d)$/.test(e164) || /^\+447700900\d{3}$/.test(e164);
 }
 
 const zoneChecks = new Map<string, boolean>();

@@ -1,7 +1,7 @@
 /**
  * POST /v1/leads (seed §4 rules 1-2): store the lead, open a conversation whose first agent message is the AI
  * disclosure, then dial through the DND / calling-hours gate. Leads arriving together are stored by one
- * statement (group commit, create_leads in migrations 044-045), each serialised per tenant+number by an advisory
+ * statement (group commit, src/db/functions/create_leads.sql), each serialised per tenant+number by an advisory
  * lock so two simultaneous copies of a lead make one lead and one call. A lead the gates let through is dialed in
  * that same statement (the call engine's dispatch as an item of it), so the lead and its call commit together.
  */
@@ -14,7 +14,7 @@ import { DEFAULT_AGENT } from '../repos/agents.js';
 import { RETRY_DELAY_MS, type LeadDispatcher } from './dispatcher.js';
 import { callingHoursGate } from './gates.js';
 import { LeadRepo, type CreatedLead, type LeadRow, type NewLead } from './lead_repo.js';
-import { isTimeZone, parseE164 } from './phone.js';
+import { calleeTimeZone, isTimeZone, parseE164 } from './phone.js';
 import type { LeadCallPort, LeadCallView, LeadDial } from './types.js';
 
 export interface LeadInput { name: string; phone: string; source: string; domain: string; timezone?: string; agent_id?: string }
@@ -41,7 +41,7 @@ export class LeadService {
   readonly #creates: Batcher<NewLead, CreatedLead>;
 
   constructor(private readonly o: {
-    db: Db; agents: AgentRepo; dispatcher: LeadDispatcher; calls: () => LeadCallPort | undefined; instanceId: string;
+    db: Db; agents: AgentRepo; dispatcher: LeadDispatcher; calls: () => LeadCallPort; instanceId: string;
     defaultRegion: string; duplicateWindowSeconds: number;
   }) {
     this.repo = new LeadRepo(o.db);
@@ -56,6 +56,9 @@ export class LeadService {
     if (input.timezone && !isTimeZone(input.timezone)) {
       throw new ApiError('validation_failed', 'body.timezone: not an IANA time zone', { fields: [{ path: 'body.timezone', message: 'not an IANA time zone' }] });
     }
+    // The zone recorded with the lead: the one given, else the number's when its country has only one (a US number
+    // could be in any of four: none is recorded, and calling hours hold in all of them).
+    const timezone = calleeTimeZone(e164, input.timezone, { country, ambiguous: 'none' }) ?? null;
     const agentId = input.agent_id ?? 'default';
     // The disclosure is read inside the insert; only an explicitly named agent must exist (the default falls back).
     if (input.agent_id && !(await this.o.agents.get(by.tenantId, agentId))) throw notFound(`agent ${agentId}`);
@@ -68,11 +71,11 @@ export class LeadService {
     const conversationId = newId('conv');
     // The engine's call for it, dispatched in the lead's statement unless the DND registry blocks the number there.
     const dial: LeadDial | undefined = gate.allowed
-      ? this.o.calls()?.prepareDispatch?.(by.tenantId, { to: e164, lead_id: id, conversation_id: conversationId, context: { customer_name: input.name } })
+      ? this.o.calls().prepareDispatch?.(by.tenantId, { to: e164, lead_id: id, conversation_id: conversationId, context: { customer_name: input.name }, timezone })
       : undefined;
     const out = await this.#creates.push({
       id, tenant_id: by.tenantId, name: input.name, e164, source: input.source, domain: input.domain,
-      timezone: input.timezone ?? null, conversation_id: conversationId,
+      timezone, conversation_id: conversationId,
       call_status: gate.allowed ? 'queued' : scheduled ? 'scheduled' : 'blocked',
       call_reason: gate.allowed ? null : gate.reason,
       scheduled_for: scheduled ? gate.next_window_at! : null, created_by: by.sub, created_at: now,

@@ -1,4 +1,4 @@
-/** What leads need from the call engine (deps.calls, calls owner): a narrow port so tests can inject one. */
+/** What leads need from the call engine (deps.calls): a narrow port so tests can inject one. */
 export interface LeadDispatchInput {
   to: string;
   agent_id?: string;
@@ -7,9 +7,11 @@ export interface LeadDispatchInput {
   lead_job_id: number;
   conversation_id: string;
   context?: Record<string, string>;
+  /** the lead's recorded zone: the agent reads spoken times in it */
+  timezone?: string | null;
 }
 
-/** A lead's call as an item of the lead's own statement (create_leads, migration 045), and its start after commit. */
+/** A lead's call as an item of the lead's own statement (create_leads), and its start after commit. */
 export interface LeadDial {
   /** a dispatch_calls item (src/calls/service.ts DispatchItem); `id` is the call's id */
   item: { id: string };

@@ -1,4 +1,4 @@
-/** Business A's lead-side services in one place: leads, DND registry, consent log, the lead-call scheduler. */
+/** The lead-side services in one place: leads, DND registry, consent log, the lead-call scheduler. */
 import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log.js';
@@ -15,12 +15,12 @@ export interface LeadServices {
   dnd: DndRepo;
   consents: ConsentRepo;
   scheduler: LeadDispatcher;
-  /** the call engine's dispatch (deps.calls); read at each dial, so it may be set after construction */
-  calls?: LeadCallPort;
+  /** the call engine's dispatch (deps.calls); read at each dial, so a test may put a recording port in its place */
+  calls: LeadCallPort;
   close(): Promise<void>;
 }
 
-export function buildLeadServices(config: Config, db: Db, log: Logger, agents: AgentRepo, ports: { calls?: LeadCallPort }): LeadServices {
+export function buildLeadServices(config: Config, db: Db, log: Logger, agents: AgentRepo, ports: { calls: LeadCallPort }): LeadServices {
   const instanceId = newId('inst');
   let leads: LeadService | undefined;
   const clock = () => (leads ? leads.clock() : new Date());

@@ -21,7 +21,7 @@ export interface PlayoutHooks {
   drained?(): void;
 }
 
-const FRAME_MS = 20;
+import { FRAME_MS } from '../audio/index.js';
 
 export class Playout {
   readonly #queue: Uint8Array[] = [];
@@ -35,9 +35,14 @@ export class Playout {
   #burstStart = 0;
   #burstSent = 0;
   #wasSpeaking = false;
+  #paused = false;
   framesOut = 0;
+  readonly #now: () => number;
 
-  constructor(private readonly sink: PlayoutSink, private readonly hooks: PlayoutHooks, private readonly opts: { timeScale: number; leadFrames?: number }) {}
+  constructor(private readonly sink: PlayoutSink, private readonly hooks: PlayoutHooks,
+    private readonly opts: { timeScale: number; leadFrames?: number; clock?: () => number }) {
+    this.#now = opts.clock ?? (() => performance.now());
+  }
 
   /** Starts a new reply (marks carry its id); returns the id. */
   beginReply(): number { this.#reply++; this.#sent = 0; this.#confirmed = 0; this.#firstSent = false; return this.#reply; }
@@ -53,21 +58,29 @@ export class Playout {
   }
 
   /** Whether the caller is hearing agent audio now (sent and not yet played, or waiting to be sent). */
-  speaking(nowMs = performance.now()): boolean {
-    return this.#queue.length > 0 || this.#burstSent > this.#playhead(nowMs);
+  speaking(nowMs = this.#now()): boolean {
+    return (this.#queue.length > 0 && !this.#paused) || this.#burstSent > this.#playhead(nowMs);
   }
 
+  /**
+   * Holds back what is not sent yet (the carrier plays out the little it has): a possible interruption is being
+   * decided. resume() goes on from the same frame; clear() drops it.
+   */
+  pause(): void { this.#paused = true; }
+  resume(nowMs = this.#now()): void { this.#paused = false; this.pump(nowMs); }
+  get paused(): boolean { return this.#paused; }
+
   /** Called on every tick: sends what the lead allows; reports drained once per burst. */
-  pump(nowMs = performance.now()): void {
+  pump(nowMs = this.#now()): void {
     // 100 ms of lead in wall time whatever the time scale: at 10x, 5 frames are 10 ms of wall time, less than
     // one late tick, and the carrier's buffer ran dry mid-reply (gaps the callee heard as the agent stopping)
     const lead = this.opts.leadFrames ?? Math.max(5, Math.ceil(5 * this.opts.timeScale));
-    if (this.#queue.length && this.#burstSent <= this.#playhead(nowMs)) {
+    if (this.#queue.length && !this.#paused && this.#burstSent <= this.#playhead(nowMs)) {
       // nothing is playing: a new burst starts now
       this.#burstStart = nowMs;
       this.#burstSent = 0;
     }
-    if (this.#queue.length && this.#burstSent - this.#playhead(nowMs) < lead) {
+    if (this.#queue.length && !this.#paused && this.#burstSent - this.#playhead(nowMs) < lead) {
       if (this.sink.batch) this.sink.batch(() => this.#sendDue(nowMs, lead));
       else this.#sendDue(nowMs, lead);
     }
@@ -84,7 +97,7 @@ export class Playout {
       this.sink.sendMedia(f);
       this.hooks.frameSent?.(f, this.#burstSent - this.#playhead(nowMs));
       this.#burstSent++; this.#sent++; this.framesOut++; sentNow++;
-      if (!this.#firstSent) { this.#firstSent = true; this.hooks.firstFrameSent?.(this.#reply, performance.now()); }
+      if (!this.#firstSent) { this.#firstSent = true; this.hooks.firstFrameSent?.(this.#reply, this.#now()); }
     }
     if (sentNow) this.sink.sendMark(`r${this.#reply}/e${this.#epoch}/f${this.#sent}`);
   }
@@ -97,16 +110,17 @@ export class Playout {
   }
 
   /** Barge-in: drop queued audio, tell the carrier to drop its buffer. Returns the ms of this reply the caller heard. */
-  clear(nowMs = performance.now()): { playedMs: number; sentMs: number } {
+  clear(nowMs = this.#now()): { playedMs: number; sentMs: number } {
     const unplayed = Math.max(0, this.#burstSent - this.#playhead(nowMs));
     // estimate from the playhead; a mark echo already received may prove more
     const played = Math.max(this.#confirmed, this.#sent - unplayed);
     this.#queue.length = 0;
+    this.#paused = false;
     this.#epoch++;
     this.#burstSent = 0;
     this.#burstStart = nowMs;
     this.sink.sendClear();
-    this.#wasSpeaking = false; // not 'drained': the reply was cut, its owner knows
+    this.#wasSpeaking = false; // not 'drained': the reply was cut, the session knows
     return { playedMs: played * FRAME_MS, sentMs: this.#sent * FRAME_MS };
   }
 

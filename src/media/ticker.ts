@@ -22,3 +22,14 @@ export class Ticker {
 
   get size(): number { return this.#subs.size; }
 }
+
+const shared = new Map<number, Ticker>();
+/** The process's ticker of this period: every paced stream (playout, simulated callees) shares its timer. */
+export function sharedTicker(periodMs: number): Ticker {
+  let t = shared.get(periodMs);
+  if (!t) shared.set(periodMs, (t = new Ticker(periodMs)));
+  return t;
+}
+
+/** The period that paces 20 ms frames at `timeScale` times real time (1-20 ms). */
+export const tickerPeriodFor = (timeScale: number): number => Math.max(1, Math.min(20, Math.floor(20 / timeScale)));

@@ -1,85 +1,51 @@
 /**
  * WebSocket /v1/media/twilio: the carrier connects here (Twilio <Connect><Stream>, or our simulated carrier).
  * Live mode validates X-Twilio-Signature on the upgrade (HMAC-SHA1 of the wss:// URL, TWILIO_AUTH_TOKEN) and
- * refuses with 403 before accepting. After `connected` and `start`, the stream is handed to the call named in
- * start.customParameters.call_id; a stream for a call this process does not run is closed with 1008.
+ * refuses with 403 before accepting. In every mode the stream must prove it is the call's: `start` carries the
+ * call's single-use capability in start.customParameters.stream_token (src/auth/call_capability.ts, given to the
+ * carrier with the call), next to start.customParameters.call_id. A socket that sends no `start` within
+ * START_TIMEOUT_MS, a missing or wrong capability, or a call this process does not run (or that has its stream
+ * already) is closed with 1008.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { problemBody } from '../api/problem.js';
+import { refuseUpgrade } from './refuse.js';
+import { mulawDecode } from '../audio/index.js';
+import type { CallCapabilities } from '../auth/call_capability.js';
 import type { Logger } from '../log.js';
-import { clearMessage, markMessage, mediaMessage, parseTwilioMessage, TwilioProtocolError, verifyTwilioSignature, type TwilioInbound } from './twilio_protocol.js';
+import { CodecStream, runMediaSocket } from './codec_stream.js';
+import { clearMessage, markMessage, mediaMessage, parseTwilioMessage, verifyTwilioSignature, type TwilioInbound } from './twilio_protocol.js';
 
-export interface MediaStreamHandlers {
-  media(frame: Uint8Array): void;
-  mark(name: string): void;
-  dtmf(digit: string): void;
-  /** the carrier stopped the stream or the socket closed (called once) */
-  ended(reason: 'stop' | 'closed'): void;
-}
+/** a carrier socket must send `start` within this long, ms */
+export const START_TIMEOUT_MS = 5000;
+/** the customParameters key of the call's media capability */
+export const STREAM_TOKEN_PARAMETER = 'stream_token';
 
-/** inbound messages kept for a stream whose call has not attached yet (10 s of media) */
-const MAX_EARLY = 500;
+type TwilioStart = Extract<TwilioInbound, { event: 'start' }>['start'];
 
 /** Our side of one media stream. */
-export class TwilioStream {
-  #handlers?: MediaStreamHandlers;
-  #ended = false;
-  #endReason?: 'stop' | 'closed';
-  /**
-   * Messages that arrived between `start` and attach(): ws emits every message of one TCP read synchronously, so
-   * the first media frames often arrive before the call's session (a promise continuation) attaches. They were
-   * dropped; now they are replayed in order on attach.
-   */
-  #early: TwilioInbound[] = [];
-  constructor(readonly ws: WebSocket, readonly streamSid: string, readonly start: Extract<TwilioInbound, { event: 'start' }>['start'],
+export class TwilioStream extends CodecStream {
+  constructor(ws: WebSocket, readonly streamSid: string, readonly start: TwilioStart,
     /** the socket under `ws` (the upgrade's), corked by batch() */
-    private readonly socket?: Pick<Duplex, 'cork' | 'uncork'>) {}
-
-  attach(h: MediaStreamHandlers): void {
-    this.#handlers = h;
-    for (const m of this.#early.splice(0)) this.deliver(m);
-    if (this.#endReason && !this.#ended) this.end(this.#endReason);
+    socket?: Pick<Duplex, 'cork' | 'uncork'>) {
+    super(ws, start.callSid, start.customParameters, socket);
   }
 
-  /** internal: an inbound message after start */
+  /** internal: an inbound message after start (another stream's are ignored) */
   deliver(m: TwilioInbound): void {
-    const h = this.#handlers;
-    if (this.#ended) return;
-    if (!h) { if (this.#early.length < MAX_EARLY) this.#early.push(m); return; }
+    if (!('streamSid' in m) || m.streamSid !== this.streamSid) return;
     if (m.event === 'media') {
-      if (m.media.track !== 'inbound') return;
-      // a view on Node's 8 KB buffer pool, not a copy with an ArrayBuffer of its own per 20 ms frame: the session
-      // keeps every frame (recording), and ~1M live ArrayBuffers at a few hundred calls made GC pauses of tens of ms
-      h.media(Buffer.from(m.media.payload, 'base64'));
-    } else if (m.event === 'mark') h.mark(m.mark.name);
-    else if (m.event === 'dtmf') h.dtmf(m.dtmf.digit);
+      // the call's one decode of this frame
+      if (m.media.track === 'inbound') this.input({ kind: 'audio', pcm: mulawDecode(Buffer.from(m.media.payload, 'base64')) });
+    } else if (m.event === 'mark') this.input({ kind: 'mark', name: m.mark.name });
+    else if (m.event === 'dtmf') this.input({ kind: 'dtmf', digit: m.dtmf.digit });
     else if (m.event === 'stop') this.end('stop');
   }
 
-  end(reason: 'stop' | 'closed'): void {
-    if (this.#ended) return;
-    if (!this.#handlers) { this.#endReason ??= reason; return; } // told on attach, after the early messages
-    this.#ended = true;
-    this.#handlers.ended(reason);
-  }
-
-  sendMedia(frame: Uint8Array): void { this.#send(mediaMessage(this.streamSid, frame)); }
-  sendMark(name: string): void { this.#send(markMessage(this.streamSid, name)); }
-  sendClear(): void { this.#send(clearMessage(this.streamSid)); }
-  #send(text: string): void { if (this.ws.readyState === this.ws.OPEN) this.ws.send(text); }
-  /**
-   * What `send` sends leaves in one TCP write: ws writes each message at once (a system call per message, the
-   * largest single cost of a busy media edge), and a playout tick sends frames and a mark. Uncorking flushes.
-   */
-  batch(send: () => void): void {
-    this.socket?.cork();
-    try { send(); } finally { this.socket?.uncork(); }
-  }
-
-  /** We hang up: closing a <Connect><Stream> socket ends the call when no TwiML follows (§1.1). */
-  close(): void { if (this.ws.readyState === this.ws.OPEN) this.ws.close(1000, 'call ended'); }
+  sendMedia(frame: Uint8Array): void { this.send(mediaMessage(this.streamSid, frame)); }
+  sendMark(name: string): void { this.send(markMessage(this.streamSid, name)); }
+  sendClear(): void { this.send(clearMessage(this.streamSid)); }
 }
 
 export interface TwilioEdgeOptions {
@@ -88,15 +54,13 @@ export interface TwilioEdgeOptions {
   authToken?: string;
   /** the wss:// URL the carrier was told (signed verbatim) */
   signedUrl: () => string;
-  /** hands the started stream to its call; false = unknown call (closed with 1008) */
+  /** redeems the call's media capability (start.customParameters.stream_token) */
+  capabilities: Pick<CallCapabilities, 'redeem'>;
+  /** hands the started stream to its call; false = unknown call, or one with its stream already (closed with 1008) */
   onStream(stream: TwilioStream): boolean;
+  /** override of START_TIMEOUT_MS (tests) */
+  startTimeoutMs?: number;
 }
-
-const refuse = (socket: Duplex, status: number, code: 'forbidden' | 'not_found', detail: string) => {
-  const body = JSON.stringify(problemBody(code, detail));
-  socket.end(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Not Found'}\r\nContent-Type: application/problem+json\r\n`
-    + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-};
 
 /** The media edge's upgrade handler; `closeAll()` ends every carrier socket still open (shutdown). */
 export function twilioUpgradeHandler(o: TwilioEdgeOptions): ((req: IncomingMessage, socket: Duplex, head: Buffer) => void) & { closeAll(): void } {
@@ -105,7 +69,7 @@ export function twilioUpgradeHandler(o: TwilioEdgeOptions): ((req: IncomingMessa
     if (o.authToken !== undefined) {
       const sig = req.headers['x-twilio-signature'];
       if (!verifyTwilioSignature(o.authToken, o.signedUrl(), Array.isArray(sig) ? sig[0] : sig)) {
-        refuse(socket, 403, 'forbidden', 'X-Twilio-Signature does not match');
+        refuseUpgrade(socket, 'X-Twilio-Signature does not match', 403);
         return;
       }
     }
@@ -115,21 +79,21 @@ export function twilioUpgradeHandler(o: TwilioEdgeOptions): ((req: IncomingMessa
 }
 
 function accept(ws: WebSocket, socket: Duplex, o: TwilioEdgeOptions): void {
-  let stream: TwilioStream | undefined;
-  ws.on('message', (data, isBinary) => {
-    if (isBinary) { ws.close(1003, 'binary frames are not part of the protocol'); return; }
-    let m: TwilioInbound;
-    try { m = parseTwilioMessage(data.toString()); } catch (err) {
-      o.log.warn({ err: (err as TwilioProtocolError).message }, 'media stream: invalid message');
-      ws.close(1007, 'invalid message');
-      return;
-    }
-    if (stream) { if ('streamSid' in m && m.streamSid === stream.streamSid) stream.deliver(m); return; }
-    if (m.event === 'connected') return;
-    if (m.event !== 'start') return; // media before start: ignored, as Twilio never does it
-    stream = new TwilioStream(ws, m.start.streamSid, m.start, socket);
-    if (!o.onStream(stream)) { stream = undefined; ws.close(1008, 'unknown call'); }
-  });
-  ws.on('close', () => stream?.end('closed'));
-  ws.on('error', () => stream?.end('closed'));
+  runMediaSocket<TwilioInbound>(ws, {
+    name: 'twilio',
+    parse: parseTwilioMessage,
+    start(m) {
+      if (m.event !== 'start') return undefined;
+      const callId = m.start.customParameters.call_id ?? '';
+      if (!o.capabilities.redeem(callId, m.start.customParameters[STREAM_TOKEN_PARAMETER])) {
+        o.log.warn({ call_id: callId.slice(0, 64) }, 'media stream refused: no valid capability for the call');
+        ws.close(1008, 'not authorized for this call');
+        return undefined;
+      }
+      const stream = new TwilioStream(ws, m.start.streamSid, m.start, socket);
+      if (o.onStream(stream)) return stream;
+      ws.close(1008, 'unknown call');
+      return undefined;
+    },
+  }, o.log, o.startTimeoutMs ?? START_TIMEOUT_MS);
 }

@@ -4,6 +4,7 @@
  * Audio: base64 headerless audio/x-mulaw, 8000 Hz mono, 160 bytes per 20 ms.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isObj, parseJsonEvent } from './json_event.js';
 
 export type TwilioInbound =
   | { event: 'connected'; protocol: string; version: string }
@@ -22,7 +23,6 @@ export type TwilioOutbound =
 
 export class TwilioProtocolError extends Error { override name = 'TwilioProtocolError'; }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (o: Record<string, unknown>, k: string) => {
   if (typeof o[k] !== 'string') throw new TwilioProtocolError(`${k} must be a string`);
   return o[k] as string;
@@ -30,9 +30,7 @@ const str = (o: Record<string, unknown>, k: string) => {
 
 /** Parses one inbound text frame; throws TwilioProtocolError on anything Twilio would not send. */
 export function parseTwilioMessage(text: string): TwilioInbound {
-  let m: unknown;
-  try { m = JSON.parse(text); } catch { throw new TwilioProtocolError('not JSON'); }
-  if (!isObj(m)) throw new TwilioProtocolError('not an object');
+  const m = parseJsonEvent(text, (why) => new TwilioProtocolError(why));
   switch (m.event) {
     case 'connected': return { event: 'connected', protocol: str(m, 'protocol'), version: str(m, 'version') };
     case 'start': {

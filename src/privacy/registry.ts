@@ -22,13 +22,16 @@ export interface SubjectTable {
 /** Why do-not-disturb entries survive erasure (reported in the erase result). */
 export const DND_KEPT = 'an opt-out must outlive an erasure request, or the number could be dialed again (legal obligation: TRAI/NDNC; GDPR Art. 17(3)(b))';
 
+/** Why the audit of transactional (gate-exempt) calls survives erasure. */
+export const COMPLIANCE_KEPT = 'the proof that a call placed past the do-not-disturb and calling-hours gates was lawful (who marked it transactional and why) must outlive the call (legal obligation: TRAI TCCCPR; GDPR Art. 17(3)(b)); it holds the number only as its hash';
+
 export const SUBJECT_TABLES: SubjectTable[] = [
   { table: 'handoff_events', where: 'conversation_id = ANY(:convs)' },
   { table: 'conversation_messages', where: 'conversation_id = ANY(:convs)' },
   { table: 'conversations', where: 'tenant_id = :tenant AND id = ANY(:convs)' },
   { table: 'call_events', where: 'tenant_id = :tenant AND call_id = ANY(:calls)' },
   { table: 'call_event_counters', where: 'call_id = ANY(:calls)' },
-  // transitions stored before migration 049 (later ones are the status items in call_events)
+  // transitions stored before status items carried them (later ones are the status items in call_events)
   { table: 'call_transitions', where: 'tenant_id = :tenant AND call_id = ANY(:calls)' },
   { table: 'campaign_contacts', where: `tenant_id = :tenant AND (${sqlHash('phone')} = :hash OR call_id = ANY(:calls))` },
   { table: 'calendar_bookings', where: `tenant_id = :tenant AND (${sqlHash('phone')} = :hash OR call_id = ANY(:calls) OR lead_id = ANY(:leads))` },
@@ -42,11 +45,13 @@ export const SUBJECT_TABLES: SubjectTable[] = [
   // consent is erased with the person: without it no call goes through, which is the safe side
   { table: 'consents', where: `tenant_id = :tenant AND ${sqlHash('e164')} = :hash` },
   { table: 'dnd_numbers', where: `tenant_id = :tenant AND ${sqlHash('e164')} = :hash`, erase: { keep: DND_KEPT } },
+  { table: 'compliance_audit', where: 'tenant_id = :tenant AND subject_hash = :hash', erase: { keep: COMPLIANCE_KEPT } },
 ];
 
 /** Tables that never hold a subject's data, each with the reason (the registry test reads this). */
 export const NOT_SUBJECT_DATA: Record<string, string> = {
   schema_migrations: 'migration bookkeeping',
+  schema_functions: 'bookkeeping of applied stored-function texts',
   tenants: 'tenant names only',
   users: 'operator/admin accounts, not call subjects',
   api_keys: 'service credentials (hashed)',

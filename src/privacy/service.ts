@@ -13,8 +13,15 @@ import { resolveScope, type SubjectScope } from './scope.js';
 import { existingTables, queryNamed } from './sql.js';
 import { expireTranscripts, type ExpireResult } from './retention.js';
 
-export interface EraseResult { subject: string; deleted: Record<string, number>; retained: Record<string, { rows: number; reason: string }>; audit_id: string }
+export interface EraseResult { subject: string; ended_calls: string[]; deleted: Record<string, number>; retained: Record<string, { rows: number; reason: string }>; audit_id: string }
 export interface AuditRecord { id: string; action: string; subject_hash: string | null; counts: Record<string, unknown>; actor: string; at: string }
+
+/** Statuses of a call that is not over yet (a session or the dialer may still write for it). */
+const LIVE = `'queued', 'scheduled', 'dialing', 'ringing', 'in_progress'`;
+/** Passes of end-then-erase before a call that keeps starting for the subject answers 409. */
+const ERASE_ROUNDS = 3;
+
+class LiveCallsLeft extends Error { constructor(readonly n: number) { super(`${n} live call(s) left`); } }
 
 export interface PrivacyOptions {
   db: Db; log: Logger; defaultRetentionDays: number; clock?: () => Date;
@@ -43,16 +50,45 @@ export class PrivacyService {
     return { subject: hash, tables: out };
   }
 
-  async erase(tenant: string, hash: string, actor: string): Promise<EraseResult> {
+  /**
+   * Erases the subject. Calls of the subject not over yet are ended first through `o.endCalls` (the call engine's
+   * hang-up path, ended reason 'erased'), then the rows go in one transaction: a live call has a session writing
+   * events for it, so its end is stored before its rows are deleted. A call that starts meanwhile is ended too
+   * (ERASE_ROUNDS passes); without `endCalls` a live call answers 409 as before.
+   */
+  async erase(tenant: string, hash: string, actor: string, o: { endCalls?: (ids: string[]) => Promise<string[]> } = {}): Promise<EraseResult> {
+    const endedCalls = new Set<string>();
+    for (let round = 1; ; round++) {
+      const live = await this.#liveCalls(this.o.db, tenant, hash);
+      if (live.length && o.endCalls) for (const id of await o.endCalls(live)) endedCalls.add(id);
+      try {
+        return await this.#eraseNow(tenant, hash, actor, [...endedCalls]);
+      } catch (err) {
+        if (!(err instanceof LiveCallsLeft) || !o.endCalls || round >= ERASE_ROUNDS) {
+          if (err instanceof LiveCallsLeft) throw conflict('the subject has a call in progress; erase once it has ended', { retryable: true, active_calls: err.n });
+          throw err;
+        }
+      }
+    }
+  }
+
+  /** Ids of the subject's calls that are not over yet. */
+  async #liveCalls(db: Queryable, tenant: string, hash: string): Promise<string[]> {
+    const scope = await resolveScope(db, await existingTables(db), tenant, hash);
+    const r = await db.query<{ id: string }>(`SELECT id FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN (${LIVE})`, [tenant, scope.calls]);
+    return r.rows.map((x) => x.id);
+  }
+
+  async #eraseNow(tenant: string, hash: string, actor: string, endedCalls: string[]): Promise<EraseResult> {
     const files: string[] = [];
     const orphans: string[] = [];
     const result = await this.o.db.transaction(async (tx) => {
       const tables = await existingTables(tx);
       const scope = await resolveScope(tx, tables, tenant, hash);
       if (this.o.recordings) for (const id of scope.calls) orphans.push(this.o.recordings.pathOf(id));
-      // a live call has a session writing events for it: erase after it ends rather than race it
-      const live = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN ('dialing','ringing','in_progress')`, [tenant, scope.calls]);
-      if (live.rows[0].n > 0) throw conflict('the subject has a call in progress; erase once it has ended', { retryable: true, active_calls: live.rows[0].n });
+      // a live call has a session writing events for it: it is ended (erase) before its rows go
+      const live = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN (${LIVE})`, [tenant, scope.calls]);
+      if (live.rows[0].n > 0) throw new LiveCallsLeft(live.rows[0].n);
       const deleted: Record<string, number> = {};
       const retained: EraseResult['retained'] = {};
       for (const d of SUBJECT_TABLES) {
@@ -69,8 +105,9 @@ export class PrivacyService {
         for (const row of r.rows) for (const c of d.fileColumns ?? []) if (typeof row[c] === 'string' && row[c]) files.push(row[c] as string);
       }
       deleted.recording_files = files.length;
-      const auditId = await audit(tx, { tenant, action: 'erase', hash, counts: { deleted, retained: Object.fromEntries(Object.entries(retained).map(([k, x]) => [k, x.rows])) }, actor });
-      return { subject: hash, deleted, retained, audit_id: auditId };
+      const counts = { deleted, retained: Object.fromEntries(Object.entries(retained).map(([k, x]) => [k, x.rows])), ended_calls: endedCalls.length };
+      const auditId = await audit(tx, { tenant, action: 'erase', hash, counts, actor });
+      return { subject: hash, ended_calls: endedCalls, deleted, retained, audit_id: auditId };
     });
     for (const f of new Set([...files, ...orphans])) {
       // recording_path is the path the recording store wrote (absolute, or relative to the process cwd)

@@ -3,19 +3,15 @@
  * number), streamed to a sink as PCM16 stereo while the call runs. Agent frames are placed where they play;
  * frames discarded by a barge-in `clear` are removed, so the recording holds what the caller heard.
  *
- * Only the unsettled tail stays in memory. A frame before the caller's current position is final on both
- * channels: agent frames are always placed at or after it, and a clear drops only from it on (src/calls/session.ts).
- * Every BLOCK_FRAMES of caller audio the settled part is decoded, interleaved and handed to the sink. Keeping
- * whole calls in memory (as this did) grew by 16 KB per call-second, and at 200 calls that retained memory
- * drove a mark-compact GC every second or so, whose pauses landed in the calls' turn latency; an hour-long call
- * held 115 MB.
+ * Only the unsettled tail stays in memory (whole calls in memory made GC pauses that landed in turn latency: see
+ * bench/README.md). A frame before the caller's current position is final on both channels: agent frames are
+ * always placed at or after it, and a clear drops only from it on (src/session/shell.ts). Every BLOCK_FRAMES of
+ * caller audio the settled part is interleaved and handed to the sink.
  */
 import { endianness } from 'node:os';
-import { MULAW_DECODE_TABLE } from '../audio/index.js';
+import { PHONE_FRAME_SAMPLES } from '../audio/index.js';
 
-const FRAME_BYTES = 160;
-/** the mu-law code of a zero sample: untouched stretches decode to silence */
-const SILENCE = 0xff;
+const FRAME = PHONE_FRAME_SAMPLES;
 /** settled audio goes to the sink in blocks of this many frames (2 s: 64 KB of PCM16 stereo) */
 export const BLOCK_FRAMES = 100;
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -30,21 +26,21 @@ export interface RecordingSink {
 /** One channel's frames from `base` on (earlier ones are in the sink). */
 class FrameTrack {
   base = 0;
-  bytes = new Uint8Array(2 * BLOCK_FRAMES * FRAME_BYTES).fill(SILENCE);
+  samples = new Int16Array(2 * BLOCK_FRAMES * FRAME);
   /** 1 where a frame was written (and not dropped since), indexed from base */
   written = new Uint8Array(2 * BLOCK_FRAMES);
   /** one past the last written frame (absolute) */
   end = 0;
 
   /** A frame at an already settled index is ignored (the session never places one there). */
-  put(at: number, frame: Uint8Array): void {
+  put(at: number, frame: Int16Array): void {
     if (at < this.base) return;
     const i = at - this.base;
     if (i >= this.written.length) this.#grow(i + 1);
-    const off = i * FRAME_BYTES;
-    const n = Math.min(frame.length, FRAME_BYTES);
-    this.bytes.set(n === frame.length ? frame : frame.subarray(0, n), off);
-    if (n < FRAME_BYTES) this.bytes.fill(SILENCE, off + n, off + FRAME_BYTES);
+    const off = i * FRAME;
+    const n = Math.min(frame.length, FRAME);
+    this.samples.set(n === frame.length ? frame : frame.subarray(0, n), off);
+    if (n < FRAME) this.samples.fill(0, off + n, off + FRAME);
     this.written[i] = 1;
     if (at >= this.end) this.end = at + 1;
   }
@@ -53,7 +49,7 @@ class FrameTrack {
     if (from >= this.end) return;
     const start = Math.max(this.base, from) - this.base;
     const stop = this.end - this.base;
-    this.bytes.fill(SILENCE, start * FRAME_BYTES, stop * FRAME_BYTES);
+    this.samples.fill(0, start * FRAME, stop * FRAME);
     this.written.fill(0, start, stop);
     let end = start;
     while (end > 0 && !this.written[end - 1]) end--;
@@ -63,7 +59,7 @@ class FrameTrack {
   /** Forgets frames before `to` (they went to the sink); the rest moves to the front. */
   shift(to: number): void {
     const n = Math.min(to - this.base, this.written.length);
-    this.bytes.copyWithin(0, n * FRAME_BYTES).fill(SILENCE, this.bytes.length - n * FRAME_BYTES);
+    this.samples.copyWithin(0, n * FRAME).fill(0, this.samples.length - n * FRAME);
     this.written.copyWithin(0, n).fill(0, this.written.length - n);
     this.base = to;
   }
@@ -71,11 +67,11 @@ class FrameTrack {
   #grow(frames: number): void {
     let cap = this.written.length;
     while (cap < frames) cap *= 2;
-    const bytes = new Uint8Array(cap * FRAME_BYTES).fill(SILENCE, this.bytes.length);
-    bytes.set(this.bytes);
+    const samples = new Int16Array(cap * FRAME);
+    samples.set(this.samples);
     const written = new Uint8Array(cap);
     written.set(this.written);
-    this.bytes = bytes;
+    this.samples = samples;
     this.written = written;
   }
 }
@@ -91,15 +87,15 @@ export class CallRecorder {
   /** frames before this are in the sink (both tracks shift together, so either track's base) */
   get #settled(): number { return this.#caller.base; }
 
-  /** The caller's next 20 ms frame (inbound media arrive in order). */
-  caller(frame: Uint8Array): void {
+  /** The caller's next 20 ms frame, PCM16 at 8 kHz (inbound media arrive in order). */
+  caller(frame: Int16Array): void {
     if (this.#finished) return;
     this.#caller.put(this.#caller.end, frame);
     if (this.#caller.end - this.#settled >= BLOCK_FRAMES) this.#settle(this.#caller.end);
   }
 
   /** An agent frame scheduled to play at frame index `at` (at or after the caller's current frame). */
-  agent(at: number, frame: Uint8Array): void { if (!this.#finished) this.#agent.put(at, frame); }
+  agent(at: number, frame: Int16Array): void { if (!this.#finished) this.#agent.put(at, frame); }
 
   /** Drops agent frames scheduled at or after `fromFrame` (they were cleared before playing). */
   dropAgentFrom(fromFrame: number): void { this.#agent.dropFrom(fromFrame); }
@@ -117,11 +113,11 @@ export class CallRecorder {
     return this.#finished;
   }
 
-  /** Decodes frames [settled, to) of both channels into one interleaved block for the sink. */
+  /** Frames [settled, to) of both channels as one interleaved block for the sink. */
   #settle(to: number): void {
     for (let from = this.#settled; from < to; from += BLOCK_FRAMES) {
       const frames = Math.min(BLOCK_FRAMES, to - from);
-      const samples = frames * FRAME_BYTES;
+      const samples = frames * FRAME;
       const out = new Int16Array(samples * 2);
       this.#interleave(this.#caller, from, frames, out, 0);
       this.#interleave(this.#agent, from, frames, out, 1);
@@ -134,12 +130,12 @@ export class CallRecorder {
     this.#agent.shift(to);
   }
 
-  /** Decodes straight into every other sample of `out` (fresh, so zero = silence beyond the track's room). */
+  /** Into every other sample of `out` (fresh, so zero = silence beyond the track's room). */
   #interleave(track: FrameTrack, from: number, frames: number, out: Int16Array, channel: number): void {
     const i = from - track.base;
-    const samples = Math.max(0, Math.min(frames, track.written.length - i)) * FRAME_BYTES;
-    const bytes = track.bytes;
-    const at = i * FRAME_BYTES;
-    for (let s = 0; s < samples; s++) out[2 * s + channel] = MULAW_DECODE_TABLE[bytes[at + s]];
+    const n = Math.max(0, Math.min(frames, track.written.length - i)) * FRAME;
+    const src = track.samples;
+    const at = i * FRAME;
+    for (let s = 0; s < n; s++) out[2 * s + channel] = src[at + s];
   }
 }

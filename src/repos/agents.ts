@@ -18,61 +18,119 @@ export interface AgentRuntimeSettings {
   turn_detection_timeout_ms: number;
 }
 
-export interface Agent extends AgentRuntimeSettings {
+/** What a machine answer gets, and where a transfer to a human goes. */
+export interface AgentCallHandling {
+  /** answering machine: hang up (default), or leave voicemail_message after the beep */
+  voicemail: 'hang_up' | 'leave_message';
+  /** the message left on a machine; null = the disclosure */
+  voicemail_message: string | null;
+  /** E.164 number a transfer to a human dials for this agent; null = HUMAN_TRANSFER_NUMBER */
+  transfer_number: string | null;
+}
+
+export interface Agent extends AgentRuntimeSettings, AgentCallHandling {
   id: string;
   name: string;
   disclosure_script: string;
-  qualify_script: QualifyStep[];
+  /** as written: ordered {field, question} steps, or text (instructions and questions in prose) */
+  qualify_script: QualifyStep[] | string;
+  /** what the scripted engine asks: the steps given, or those derived from the text */
+  qualify_steps: QualifyStep[];
   created_at: string;
   updated_at: string;
 }
 
+/** What PUT stores: the script as written and the steps the scripted engine walks (derived from text by the route). */
 export type AgentInput = Omit<Agent, 'id' | 'created_at' | 'updated_at'>;
+/** A partial update: only the fields given change (the script's text and steps always together). */
+export type AgentPatch = Partial<AgentInput>;
 
-const COLS = `id, name, disclosure_script, qualify_script, role, voice, language, interruption_sensitivity,
-  turn_detection_timeout_ms, created_at, updated_at`;
+/** An agent as the scripted engine and the call snapshot use it: steps only. */
+export type ScriptedAgent = Omit<AgentInput, 'qualify_script' | 'qualify_steps' | keyof AgentCallHandling> & Partial<AgentCallHandling>
+  & { qualify_script: QualifyStep[] };
+
+interface AgentRow extends AgentRuntimeSettings, AgentCallHandling {
+  id: string; name: string; disclosure_script: string; qualify_script: QualifyStep[] | string; qualify_text: string | null;
+  created_at: unknown; updated_at: unknown;
+}
+
+const COLS = `id, name, disclosure_script, qualify_script, qualify_text, role, voice, language, interruption_sensitivity,
+  turn_detection_timeout_ms, voicemail, voicemail_message, transfer_number, created_at, updated_at`;
 
 export class AgentRepo {
   constructor(private db: Queryable) {}
 
   async list(tenantId: string): Promise<Agent[]> {
-    return (await this.db.query<Agent>(`SELECT ${COLS} FROM agents WHERE tenant_id = $1 ORDER BY id`, [tenantId])).rows.map(normalise);
+    return (await this.db.query<AgentRow>(`SELECT ${COLS} FROM agents WHERE tenant_id = $1 ORDER BY id`, [tenantId])).rows.map(toAgent);
   }
   async get(tenantId: string, id: string): Promise<Agent | undefined> {
-    const row = (await this.db.query<Agent>(`SELECT ${COLS} FROM agents WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows[0];
-    return row && normalise(row);
+    const row = (await this.db.query<AgentRow>(`SELECT ${COLS} FROM agents WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows[0];
+    return row && toAgent(row);
   }
   /** Insert or replace; returns the stored agent and whether it was new. */
-  async put(tenantId: string, id: string, a: AgentInput): Promise<{ agent: Agent; created: boolean }> {
-    const r = await this.db.query<Agent & { inserted: boolean }>(
-      `INSERT INTO agents (tenant_id, id, name, disclosure_script, qualify_script, role, voice, language,
-         interruption_sensitivity, turn_detection_timeout_ms)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10)
+  async put(tenantId: string, id: string, a: AgentInput | ScriptedAgent): Promise<{ agent: Agent; created: boolean }> {
+    const { steps, text } = scriptColumns(a);
+    const r = await this.db.query<AgentRow & { inserted: boolean }>(
+      `INSERT INTO agents (tenant_id, id, name, disclosure_script, qualify_script, qualify_text, role, voice, language,
+         interruption_sensitivity, turn_detection_timeout_ms, voicemail, voicemail_message, transfer_number)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12, $13, $14)
        ON CONFLICT (tenant_id, id) DO UPDATE SET name = EXCLUDED.name, disclosure_script = EXCLUDED.disclosure_script,
-         qualify_script = EXCLUDED.qualify_script, role = EXCLUDED.role, voice = EXCLUDED.voice, language = EXCLUDED.language,
-         interruption_sensitivity = EXCLUDED.interruption_sensitivity,
-         turn_detection_timeout_ms = EXCLUDED.turn_detection_timeout_ms, updated_at = now()
+         qualify_script = EXCLUDED.qualify_script, qualify_text = EXCLUDED.qualify_text, role = EXCLUDED.role,
+         voice = EXCLUDED.voice, language = EXCLUDED.language, interruption_sensitivity = EXCLUDED.interruption_sensitivity,
+         turn_detection_timeout_ms = EXCLUDED.turn_detection_timeout_ms, voicemail = EXCLUDED.voicemail,
+         voicemail_message = EXCLUDED.voicemail_message, transfer_number = EXCLUDED.transfer_number, updated_at = now()
        RETURNING ${COLS}, (xmax = 0) AS inserted`,
-      [tenantId, id, a.name, a.disclosure_script, JSON.stringify(a.qualify_script), a.role, a.voice, a.language,
-        a.interruption_sensitivity, a.turn_detection_timeout_ms],
+      [tenantId, id, a.name, a.disclosure_script, JSON.stringify(steps), text, a.role, a.voice, a.language,
+        a.interruption_sensitivity, a.turn_detection_timeout_ms, a.voicemail ?? 'hang_up', a.voicemail_message ?? null, a.transfer_number ?? null],
     );
-    const { inserted, ...agent } = r.rows[0];
-    return { agent: normalise(agent as Agent), created: inserted };
+    const { inserted, ...row } = r.rows[0];
+    return { agent: toAgent(row), created: inserted };
+  }
+
+  /** Changes only the given fields of an existing agent (one statement); undefined when there is no such agent. */
+  async patch(tenantId: string, id: string, p: AgentPatch): Promise<Agent | undefined> {
+    const script = p.qualify_script !== undefined ? scriptColumns(p as Pick<AgentInput, 'qualify_script' | 'qualify_steps'>) : undefined;
+    const r = await this.db.query<AgentRow>(
+      `UPDATE agents SET name = COALESCE($3, name), disclosure_script = COALESCE($4, disclosure_script),
+         qualify_script = CASE WHEN $5::boolean THEN $6::jsonb ELSE qualify_script END,
+         qualify_text = CASE WHEN $5::boolean THEN $7 ELSE qualify_text END,
+         role = COALESCE($8, role), voice = COALESCE($9, voice), language = COALESCE($10, language),
+         interruption_sensitivity = COALESCE($11, interruption_sensitivity),
+         turn_detection_timeout_ms = COALESCE($12, turn_detection_timeout_ms), voicemail = COALESCE($13, voicemail),
+         voicemail_message = CASE WHEN $14::boolean THEN $15 ELSE voicemail_message END,
+         transfer_number = CASE WHEN $16::boolean THEN $17 ELSE transfer_number END, updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
+      [tenantId, id, p.name ?? null, p.disclosure_script ?? null, script !== undefined, script ? JSON.stringify(script.steps) : null,
+        script?.text ?? null, p.role ?? null, p.voice ?? null, p.language ?? null, p.interruption_sensitivity ?? null,
+        p.turn_detection_timeout_ms ?? null, p.voicemail ?? null,
+        // null clears these two; left out leaves them
+        p.voicemail_message !== undefined, p.voicemail_message ?? null, p.transfer_number !== undefined, p.transfer_number ?? null],
+    );
+    return r.rows[0] && toAgent(r.rows[0]);
   }
 }
 
-function normalise(a: Agent): Agent {
+/** The stored pair: the steps (jsonb) and, for a text script, the text as written. */
+function scriptColumns(a: { qualify_script: QualifyStep[] | string; qualify_steps?: QualifyStep[] }): { steps: QualifyStep[]; text: string | null } {
+  if (typeof a.qualify_script === 'string') return { steps: a.qualify_steps ?? [], text: a.qualify_script };
+  return { steps: a.qualify_script, text: null };
+}
+
+function toAgent(a: AgentRow): Agent {
   const ts = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
+  const steps = typeof a.qualify_script === 'string' ? JSON.parse(a.qualify_script) as QualifyStep[] : a.qualify_script;
   return {
-    ...a,
-    qualify_script: typeof a.qualify_script === 'string' ? JSON.parse(a.qualify_script) : a.qualify_script,
-    interruption_sensitivity: Number(a.interruption_sensitivity),
-    created_at: ts(a.created_at),
-    updated_at: ts(a.updated_at),
+    id: a.id, name: a.name, disclosure_script: a.disclosure_script,
+    qualify_script: a.qualify_text ?? steps, qualify_steps: steps,
+    role: a.role, voice: a.voice, language: a.language,
+    interruption_sensitivity: Number(a.interruption_sensitivity), turn_detection_timeout_ms: a.turn_detection_timeout_ms,
+    voicemail: a.voicemail, voicemail_message: a.voicemail_message, transfer_number: a.transfer_number,
+    created_at: ts(a.created_at), updated_at: ts(a.updated_at),
   };
 }
 
-export const DEFAULT_AGENT: AgentInput = {
+/** The agent every tenant starts with; its runtime settings are also what PUT gives a field left out. */
+export const DEFAULT_AGENT: ScriptedAgent = {
   name: 'Default qualifying agent',
   disclosure_script: 'Hello, this is an automated assistant calling on behalf of our team. This call is handled by an AI and may be recorded.',
   qualify_script: [
@@ -87,3 +145,6 @@ export const DEFAULT_AGENT: AgentInput = {
   interruption_sensitivity: 0.5,
   turn_detection_timeout_ms: 800,
 };
+
+/** The steps an agent's scripted engine walks (a text script's derived steps; DEFAULT_AGENT's own). */
+export const stepsOf = (a: Agent | ScriptedAgent): QualifyStep[] => ('qualify_steps' in a ? a.qualify_steps : a.qualify_script);

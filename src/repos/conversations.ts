@@ -1,5 +1,6 @@
 /** Conversations and their messages (demo loop, lead conversations, call conversations, handoffs). */
 import type { Queryable } from '../db/db.js';
+import type { OutageBuffer } from '../db/outage.js';
 import { newId } from '../ids.js';
 
 export type ConversationState = 'active' | 'handoff' | 'closed';
@@ -28,7 +29,11 @@ const COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accep
 const row = (r: Conversation): Conversation => ({ ...r, expires_at: iso(r.expires_at), created_at: iso(r.created_at)!, updated_at: iso(r.updated_at)! });
 
 export class ConversationRepo {
-  constructor(private db: Queryable) {}
+  /**
+   * `outage`: keep appended messages through a database outage, written in order when it ends (a live call's
+   * repo, src/db/outage.ts); without it an append fails like any query.
+   */
+  constructor(private db: Queryable, private readonly outage?: OutageBuffer) {}
 
   async create(c: { tenantId: string | null; domain?: string | null; callId?: string | null; leadId?: string | null; expiresAt?: Date | null }): Promise<Conversation> {
     const r = await this.db.query<Conversation>(
@@ -50,10 +55,18 @@ export class ConversationRepo {
   }
 
   async append(conversationId: string, tenantId: string | null, role: MessageRole, text: string, meta: Record<string, unknown> = {}): Promise<Message> {
+    const write = () => this.#append(conversationId, tenantId, role, text, meta);
+    return this.outage ? this.outage.keep(`conversation:${conversationId}`, write) : write();
+  }
+
+  /** One statement, so a write tried again after an outage never stores half of itself. */
+  async #append(conversationId: string, tenantId: string | null, role: MessageRole, text: string, meta: Record<string, unknown>): Promise<Message> {
     const r = await this.db.query<Message>(
-      `INSERT INTO conversation_messages (conversation_id, tenant_id, role, text, meta) VALUES ($1, $2, $3, $4, $5::jsonb)
-       RETURNING id, role, text, meta, at`, [conversationId, tenantId, role, text, JSON.stringify(meta)]);
-    await this.db.query('UPDATE conversations SET updated_at = now() WHERE id = $1', [conversationId]);
+      `WITH m AS (
+         INSERT INTO conversation_messages (conversation_id, tenant_id, role, text, meta) VALUES ($1, $2, $3, $4, $5::jsonb)
+         RETURNING id, role, text, meta, at),
+       touched AS (UPDATE conversations SET updated_at = now() WHERE id = $1)
+       SELECT * FROM m`, [conversationId, tenantId, role, text, JSON.stringify(meta)]);
     const m = r.rows[0];
     return { ...m, id: Number(m.id), at: iso(m.at)! };
   }

@@ -8,7 +8,7 @@
  * any energy-based speech detector. The tones survive G.711 mu-law (about 35 dB SNR) and the resampler.
  */
 import { SYM_END, SYM_START, TONES_A_HZ, TONES_B_HZ, textToWordSymbols } from './alphabet.js';
-import { mulawEncode } from '../audio/g711.js';
+import { MulawFramer } from '../media/mulaw_framer.js';
 
 export const SYMBOL_MS = 70;
 export const WORD_GAP_MS = 80;
@@ -117,13 +117,6 @@ export function simVoiceDurationMs(text: string): number {
 
 /** Ready-to-send telephone frames: G.711 mu-law, 20 ms (160 bytes at 8 kHz), last frame padded with silence. */
 export function simVoiceMulawFrames(text: string, opts: { voice?: string } = {}): Uint8Array[] {
-  const pcm = encodeSimVoice(text, { voice: opts.voice, sampleRateHz: 8000 });
-  const bytes = mulawEncode(pcm);
-  const frames: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += 160) {
-    const frame = new Uint8Array(160).fill(0xff); // 0xff is mu-law silence
-    frame.set(bytes.subarray(i, i + 160));
-    frames.push(frame);
-  }
-  return frames;
+  const framer = new MulawFramer();
+  return [...framer.push(encodeSimVoice(text, { voice: opts.voice, sampleRateHz: 8000 })), ...framer.flush()];
 }

@@ -2,7 +2,7 @@
  * call_events storage: append with the next per-call seq (atomic under concurrent publishers and several
  * instances, via the call_event_counters row lock) and tenant-scoped reads by seq for late joiners and resume.
  * The other writers take seqs the same way inside their own statements: a status move stores its status item
- * (src/calls/lifecycle.ts), and a dispatch stores the call's `queued` item as seq 1 (migration 013).
+ * (src/calls/lifecycle.ts), and a dispatch stores the call's `queued` item as seq 1 (dispatch_calls).
  */
 import type { Queryable } from '../db/db.js';
 import { ApiError } from '../errors.js';

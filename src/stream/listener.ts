@@ -8,7 +8,8 @@ import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { CallEventStore } from './event_store.js';
 import type { FeedItem } from './feed.js';
-import { CLOSE, TERMINAL_STATUSES } from './protocol.js';
+import { isTerminal } from '../calls/types.js';
+import { CLOSE } from './protocol.js';
 import type { CallEventMessage } from './types.js';
 
 export interface ListenerLimits {
@@ -89,7 +90,7 @@ export class StreamListener {
     else if (this.limits.directFrameWrites) this.raw.write(item.frame);
     else this.ws.send(item.payload, { binary: false });
     this.lastSent = seq;
-    if (message.type === 'status' && TERMINAL_STATUSES.has(message.status)) this.#scheduleEnd();
+    if (message.type === 'status' && isTerminal(message.status)) this.#scheduleEnd();
   }
 
   #scheduleEnd(): void {

@@ -1,9 +1,6 @@
 /** The live-stream wire protocol's constants, shared by the edge and (as copies) by the client library. */
 import { z } from 'zod';
 
-/** Statuses after which a call says nothing more (GUIDE's status list). */
-export const TERMINAL_STATUSES = new Set(['completed', 'no_answer', 'busy', 'failed', 'canceled', 'blocked']);
-
 export const CLOSE = {
   /** the call ended and everything it said was delivered: do not reconnect */
   callEnded: { code: 1000, reason: 'call_ended' },

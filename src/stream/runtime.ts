@@ -4,6 +4,7 @@
  */
 import type { Bus } from '../bus/bus.js';
 import type { Db } from '../db/db.js';
+import { outageBufferOf } from '../db/outage.js';
 import type { Logger } from '../log.js';
 import { StreamEdge, type EdgeOptions } from './edge.js';
 import { CallEventStore } from './event_store.js';
@@ -18,7 +19,7 @@ export interface StreamRuntime {
 
 export function createStreamRuntime(parts: { db: Db; bus: Bus; log: Logger; edge?: Partial<EdgeOptions> }): StreamRuntime {
   const store = new CallEventStore(parts.db);
-  const sink = new StoredCallEventSink(store, parts.bus, parts.log, parts.db.kind);
+  const sink = new StoredCallEventSink(store, parts.bus, parts.log, parts.db.kind, outageBufferOf(parts.db));
   const edge = new StreamEdge(store, parts.bus, parts.log.child({ area: 'stream' }), parts.edge);
   return { store, sink, edge, close: () => edge.close() };
 }

@@ -3,14 +3,19 @@
  * `call:<id>`. Within one process the items of a call are stored and published in seq order (a per-call
  * chain), so edges rarely see reordering; edges still repair gaps from storage (several instances, bus loss).
  * A bus failure never fails the call: the item is stored, and edges catch up from storage when the bus returns.
+ * A database outage does not lose it either: it is kept (bounded) and stored and published when the database
+ * returns, after the call's earlier items (src/db/outage.ts).
  */
 import type { Bus } from '../bus/bus.js';
 import { Batcher, maxBatchFor } from '../db/batcher.js';
+import type { OutageBuffer } from '../db/outage.js';
 import type { Logger } from '../log.js';
 import type { AppendItem, CallEventStore } from './event_store.js';
 import type { CallEventInput, CallEventMessage, CallEventSink } from './types.js';
 
 export const callChannel = (callId: string) => `call:${callId}`;
+/** The outage buffer's ordering key of a call's writes (its items, and the runner's final status move). */
+export const callKey = (callId: string) => `call:${callId}`;
 
 export class StoredCallEventSink implements CallEventSink {
   /** call id -> tail of that call's publish chain */
@@ -18,14 +23,21 @@ export class StoredCallEventSink implements CallEventSink {
   /** Items of many calls stored by one statement and one commit when they arrive together (group commit). */
   readonly #appends: Batcher<AppendItem, CallEventMessage>;
 
-  constructor(store: CallEventStore, private bus: Bus, private log: Logger, dbKind: 'postgres' | 'pglite' = 'postgres') {
+  constructor(store: CallEventStore, private bus: Bus, private log: Logger, dbKind: 'postgres' | 'pglite' = 'postgres',
+    /** keeps items through a database outage, stored and published in order when it ends (src/db/outage.ts) */
+    private readonly outage?: OutageBuffer) {
     this.#appends = new Batcher<AppendItem, CallEventMessage>((items) => store.appendMany(items),
       { maxBatch: maxBatchFor(dbKind, 200), maxInFlight: 2, key: (i) => i.callId });
   }
 
   publish(tenantId: string, callId: string, event: CallEventInput): Promise<CallEventMessage> {
+    const append = () => this.#appends.push({ tenantId, callId, event });
+    // Handed to the outage buffer at once (not after the chain): it counts toward the buffer's bound and keeps
+    // the call's order itself; the chain then publishes in that order.
+    const stored = this.outage ? this.outage.keep(callKey(callId), append) : undefined;
+    stored?.catch(() => {});
     return this.#chain(callId, async () => {
-      const msg = await this.#appends.push({ tenantId, callId, event });
+      const msg = await (stored ?? append());
       this.#send(msg);
       return msg;
     });

@@ -1,7 +1,9 @@
 /**
- * The upgrade handler of /v1/calls/:id/stream. Auth before the upgrade: token from `Authorization: Bearer`
- * or the `access_token` query parameter (JWT or service API key); the call must be the caller's tenant's
- * (anything else is 404, so a listener cannot probe other tenants' call ids). Refusals are problem+json.
+ * The upgrade handler of /v1/calls/:id/stream. Auth before the upgrade: token from `Authorization: Bearer`,
+ * the subprotocol pair `voicecall.v1` + `bearer.<token>` (browsers: they cannot set headers on a WebSocket,
+ * and a token in the URL ends up in logs and history), or the `access_token` query parameter (JWT or service
+ * API key); the call must be the caller's tenant's (anything else is 404, so a listener cannot probe other
+ * tenants' call ids). Refusals are problem+json.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,15 +15,22 @@ import { problemBody } from '../api/problem.js';
 import { ApiError } from '../errors.js';
 import type { Principal } from '../auth/tokens.js';
 import { findCall } from './event_store.js';
-import { CLOSE, clientMessage, TERMINAL_STATUSES, type ErrorReply } from './protocol.js';
-import { transferCall } from './transfer.js';
+import { isTerminal } from '../calls/types.js';
+import { CLOSE, clientMessage, type ErrorReply } from './protocol.js';
 
 /** Client frames are tiny JSON commands. */
 const MAX_CLIENT_MESSAGE_BYTES = 4096;
 const MAX_SEQ = 2 ** 31 - 1;
+/** The subprotocol the server selects; the token travels beside it as `bearer.<token>` and is never echoed. */
+export const STREAM_SUBPROTOCOL = 'voicecall.v1';
+const BEARER_SUBPROTOCOL = 'bearer.';
 
 export function streamUpgradeHandler(deps: AppDeps) {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, clientTracking: false, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, clientTracking: false, perMessageDeflate: false,
+    // ws would select the first offered protocol, which may be the bearer one: echoing a token in a response header.
+    handleProtocols: (offered) => (offered.has(STREAM_SUBPROTOCOL) ? STREAM_SUBPROTOCOL : false),
+  });
   return (req: IncomingMessage, socket: Duplex, head: Buffer, params: Record<string, string>): void => {
     socket.on('error', () => {});
     upgrade(deps, wss, req, socket, head, params.id ?? '').catch((err) => {
@@ -34,8 +43,8 @@ export function streamUpgradeHandler(deps: AppDeps) {
 
 async function upgrade(deps: AppDeps, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, callId: string) {
   const url = new URL(req.url ?? '/', 'http://x');
-  const token = bearerToken(req) || url.searchParams.get('access_token');
-  if (!token) throw new ApiError('unauthenticated', 'missing credentials: Authorization: Bearer <token> or ?access_token=');
+  const token = bearerToken(req) || subprotocolToken(req) || url.searchParams.get('access_token');
+  if (!token) throw new ApiError('unauthenticated', `missing credentials: Authorization: Bearer <token>, subprotocols ${STREAM_SUBPROTOCOL} + ${BEARER_SUBPROTOCOL}<token>, or ?access_token=`);
   const principal = await resolveCredential(deps, token, true);
   const afterRaw = url.searchParams.get('after_seq');
   const afterSeq = afterRaw === null ? 0 : Number(afterRaw);
@@ -47,13 +56,27 @@ async function upgrade(deps: AppDeps, wss: WebSocketServer, req: IncomingMessage
   if (!call) throw new ApiError('not_found', 'call not found');
   if (socket.destroyed) return;
   wss.handleUpgrade(req, socket, head, (ws) => {
+    // A protocol error (oversized frame, invalid UTF-8) is emitted here after ws has already sent the matching
+    // close frame (1009, 1007): without a listener it would be an uncaught exception that stops the process.
+    ws.on('error', (err) => deps.log.debug({ err, call_id: callId }, 'stream listener socket error'));
     deps.metrics.streamListeners.inc();
     const expiry = closeAtExpiry(ws, token);
     const gone = () => { clearTimeout(expiry); deps.metrics.streamListeners.dec(); };
     const session: SocketSession = { ws, principal, callId, transferInFlight: false };
     ws.on('message', (data, isBinary) => void onClientMessage(deps, session, isBinary ? undefined : String(data)));
-    void deps.stream.edge.attach(ws, socket, callId, afterSeq, TERMINAL_STATUSES.has(call.status), gone);
+    void deps.stream.edge.attach(ws, socket, callId, afterSeq, isTerminal(call.status), gone);
   });
+}
+
+/** The token of an offered `bearer.<token>` subprotocol; it must come with `voicecall.v1`, the one selected. */
+function subprotocolToken(req: IncomingMessage): string | undefined {
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const bearer = offered.find((p) => p.startsWith(BEARER_SUBPROTOCOL));
+  if (!bearer) return undefined;
+  if (!offered.includes(STREAM_SUBPROTOCOL)) {
+    throw new ApiError('validation_failed', `offer the subprotocol ${STREAM_SUBPROTOCOL} with ${BEARER_SUBPROTOCOL}<token>`, { fields: [{ path: 'headers.sec-websocket-protocol', message: `must include ${STREAM_SUBPROTOCOL}` }] });
+  }
+  return bearer.slice(BEARER_SUBPROTOCOL.length) || undefined;
 }
 
 interface SocketSession { ws: WebSocket; principal: Principal; callId: string; transferInFlight: boolean }
@@ -74,7 +97,7 @@ async function onClientMessage(deps: AppDeps, session: SocketSession, text: stri
   session.transferInFlight = true;
   try {
     // Every principal is at least an operator (roles: operator < admin), which is what a transfer needs.
-    await transferCall(deps, principal.tenantId, callId, { target: parsed.data.target, by: principal.sub });
+    await deps.calls.transfer(principal.tenantId, callId, { target: parsed.data.target, by: principal.sub });
   } catch (err) {
     if (err instanceof ApiError) return reply({ type: 'error', request: 'transfer', code: err.code, detail: err.message });
     deps.log.error({ err, call_id: callId }, 'transfer from a stream listener failed');

@@ -1,5 +1,5 @@
 /** Tool / integration contract: the names the dialog triggers, the action types and statuses of call.completed. */
-import type { AdapterCallOptions } from '../adapters/types.js';
+import type { AdapterCallOptions, ToolOutcome } from '../adapters/types.js';
 
 export const TOOL_ACTIONS = {
   calendar_booking: 'calendar.event.create',
@@ -10,14 +10,32 @@ export type ToolName = keyof typeof TOOL_ACTIONS;
 export const TOOL_NAMES = Object.keys(TOOL_ACTIONS) as ToolName[];
 export const isToolName = (name: string): name is ToolName => Object.hasOwn(TOOL_ACTIONS, name);
 
+/** What call.completed lists in actions_triggered. */
 export interface ToolAction { type: string; status: string }
-export interface ToolInvocation { tenantId: string; callId: string; tool: string; arguments: Record<string, string> }
+export interface ToolInvocation {
+  tenantId: string; callId: string; tool: string; arguments: Record<string, string>;
+  /** the number called (E.164): whom a CRM contact, a booking or a message is about when the arguments name no phone */
+  to?: string;
+}
+
+/** What a live provider answered to one tool run (one HTTP exchange, retries inside). */
+export interface IntegrationAnswer {
+  httpStatus: number;
+  /** the provider's answer, trimmed to what a model may use (ids, times) or the error it gave */
+  result?: Record<string, unknown>;
+}
+
+/** The live provider behind one tool (HubSpot for crm_sync, Cal.com for calendar_booking, WhatsApp for messaging_brochure). */
+export interface ToolIntegration {
+  /** Throws AdapterError on a network failure or timeout; any HTTP answer resolves, error statuses included. */
+  invoke(inv: ToolInvocation, opts?: AdapterCallOptions): Promise<IntegrationAnswer>;
+}
 
 export interface ToolRunner {
   /** per tool: simulated, live (keys present), or grpc (an adapter server runs it) */
   modes: Record<ToolName, 'simulated' | 'live' | 'grpc'>;
   /** Never throws for a known tool: failures, timeouts and cancellation come back as statuses. */
-  run(inv: ToolInvocation, opts?: AdapterCallOptions): Promise<ToolAction>;
+  run(inv: ToolInvocation, opts?: AdapterCallOptions): Promise<ToolOutcome>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-/** The call.completed body: exactly the fields of spec §6.1, plus status and ended_reason. */
+/** The call.completed body: exactly the fields of spec §6.1, plus status, ended_reason and disclosure_delivered_at. */
 import type { CallRecord } from '../calls/types.js';
 
 export interface CallCompletedPayload {
@@ -7,16 +7,24 @@ export interface CallCompletedPayload {
   /** ISO 8601 UTC with milliseconds */
   timestamp: string;
   agent_id: string | null;
-  duration_seconds: number;
-  metrics: { latency_p50_ms: number; latency_p99_ms: number; turn_count: number; interruptions_handled: number };
+  /** null for a call never answered, as GET /v1/calls/<id> says */
+  duration_seconds: number | null;
+  /** null for a call that never ran a media session (and latencies null without a turn), as the API says */
+  metrics: { latency_p50_ms: number | null; latency_p99_ms: number | null; turn_count: number; interruptions_handled: number } | null;
   extracted_data: Record<string, string | number>;
   actions_triggered: Array<{ type: string; status: string }>;
   recording_url: string | null;
   human_escalation: boolean;
   status: string;
   ended_reason: string | null;
+  /** when the AI disclosure finished playing in full (null: it never did) */
+  disclosure_delivered_at: string | null;
 }
 
+/**
+ * Built from the call's public record (toRecord, the same function GET /v1/calls/<id> answers with), so the two
+ * cannot disagree: what the API says is null is null here, never a zero.
+ */
 export function callCompletedPayload(call: CallRecord, now = new Date()): CallCompletedPayload {
   const m = call.metrics;
   return {
@@ -24,12 +32,12 @@ export function callCompletedPayload(call: CallRecord, now = new Date()): CallCo
     call_id: call.id,
     timestamp: now.toISOString(),
     agent_id: call.agent_id,
-    duration_seconds: call.duration_seconds ?? 0,
-    metrics: {
-      latency_p50_ms: m?.latency_p50_ms ?? 0,
-      latency_p99_ms: m?.latency_p99_ms ?? 0,
-      turn_count: m?.turn_count ?? 0,
-      interruptions_handled: m?.interruptions_handled ?? 0,
+    duration_seconds: call.duration_seconds,
+    metrics: m && {
+      latency_p50_ms: m.latency_p50_ms,
+      latency_p99_ms: m.latency_p99_ms,
+      turn_count: m.turn_count,
+      interruptions_handled: m.interruptions_handled,
     },
     extracted_data: call.extracted_data ?? {},
     actions_triggered: call.actions_triggered ?? [],
@@ -37,5 +45,6 @@ export function callCompletedPayload(call: CallRecord, now = new Date()): CallCo
     human_escalation: call.human_escalation,
     status: call.status,
     ended_reason: call.ended_reason,
+    disclosure_delivered_at: call.disclosure_delivered_at,
   };
 }

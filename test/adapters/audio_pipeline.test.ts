@@ -5,6 +5,7 @@
  */
 import t from 'tap';
 import { createCallAudioState, stepCallAudio, resolveBargeIn, mulawDecode, type AudioEvent } from '../../src/audio/index.js';
+import { classifyUtterance } from '../../src/session/utterance.js';
 import { createSimAdapters } from '../../src/adapters/index.js';
 import { simVoiceMulawFrames } from '../../src/simvoice/index.js';
 
@@ -28,7 +29,7 @@ async function run(text: string, agentSpeaking: boolean) {
     events.push(...out);
     if (out.some((e) => e.type === 'BargeInDetected')) pendingBargeIn = true;
     // the session resolves a pending barge-in with the first words recognised
-    if (pendingBargeIn && partial) { events.push(...resolveBargeIn(state, partial)); pendingBargeIn = false; }
+    if (pendingBargeIn && partial) { events.push(...resolveBargeIn(state, classifyUtterance(partial))); pendingBargeIn = false; }
     if (out.some((e) => e.type === 'TurnEnded')) { final = (await stream.finalize()).text; break; }
   }
   stream.close();

@@ -5,9 +5,11 @@
  */
 import t from 'tap';
 import { SimulatedCallee, SIM_NUMBERS, simNumberFor, createSimAdapters, type AdapterSet, type DialogMessage } from '../../src/adapters/index.js';
-import { mulawDecode, mulawEncode, isBackchannel } from '../../src/audio/index.js';
+import { mulawDecode, mulawEncode } from '../../src/audio/index.js';
+import { isBackchannel } from '../../src/session/utterance.js';
 import { collect, NOW } from './helpers/contract.js';
 import { DEFAULT_AGENT } from '../../src/repos/agents.js';
+import { extractBudgetAmount } from '../../src/dialog/extract.js';
 
 t.test('the magic-number table', async (t) => {
   t.same(Object.keys(SIM_NUMBERS).sort(), Array.from({ length: 9 }, (_, i) => `+1500555000${i + 1}`));
@@ -42,10 +44,12 @@ t.test('scenario behaviours', async (t) => {
 
 t.test('barge-in and backchannels while the agent talks', async (t) => {
   const barge = new SimulatedCallee('c8', 'barge_in');
-  t.equal(barge.duringAgentSpeech('Hello, this is'), null, 'waits for a few words');
-  t.same(barge.duringAgentSpeech('Hello, this is an automated assistant calling'), { say: 'Sorry, who is this?', kind: 'interruption' });
-  t.equal(barge.duringAgentSpeech('Hello, this is an automated assistant calling on behalf'), null, 'once per utterance');
-  barge.reply('Hello, this is an automated assistant calling');
+  t.equal(barge.duringAgentSpeech('Hello, this is an automated assistant calling on behalf of our team'), null, 'never during the disclosure');
+  barge.reply('Hello, this is an automated assistant calling on behalf of our team.');
+  t.equal(barge.duringAgentSpeech('What are'), null, 'waits for a few words');
+  t.same(barge.duringAgentSpeech('What are you'), { say: 'Sorry, who is this?', kind: 'interruption' });
+  t.equal(barge.duringAgentSpeech('What are you looking'), null, 'once per utterance');
+  barge.reply('What are you');
   t.equal(barge.duringAgentSpeech('one two three four five six seven'), null, 'interrupts only once per call');
   let backchannels = 0;
   for (let i = 0; i < 20; i++) {
@@ -95,7 +99,7 @@ t.test('a whole call as audio: the callee is recognised from what it says', asyn
   }
   t.equal(ended, 'end_call');
   t.equal(extracted.customer_name, callee.persona.name);
-  t.equal(extracted.budget, callee.persona.budget);
+  t.equal(extracted.budget, extractBudgetAmount(callee.persona.budget), 'the budget said, in its normal form');
   t.equal(extracted.qualification_score, 100);
   t.match(String(extracted.scheduled_slot), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00[+-]\d{2}:\d{2}$/);
 });

@@ -41,8 +41,13 @@ t.test('barge-in: the callee cuts in, the truncated utterance gets no answer, th
   const callee = new SimulatedCallee('call_barge', 'barge_in');
   const ear = new CalleeEar();
   let said: string | undefined;
-  const cut = play(ear, simVoiceMulawFrames('Hello, this is an automated assistant calling on behalf of our team. May I have your name, please?'), 0,
-    (e) => { if (e.type !== 'words') return false; said = callee.duringAgentSpeech(e.textSoFar)?.say; return said !== undefined; });
+  const interject = (e: EarEvent) => { if (e.type !== 'words') return false; said = callee.duringAgentSpeech(e.textSoFar)?.say; return said !== undefined; };
+  // the disclosure is heard out (it cannot be interrupted); the callee cuts into the question after it
+  const disclosure = play(ear, simVoiceMulawFrames('Hello, this is an automated assistant calling on behalf of our team.'), 0, interject);
+  t.equal(said, undefined, 'not during the disclosure');
+  const heard = ear.advance(disclosure.atMs + 600).find((e) => e.type === 'agent_turn_ended');
+  callee.reply(heard && heard.type === 'agent_turn_ended' ? heard.text : '');
+  const cut = play(ear, simVoiceMulawFrames('May I have your name, please?'), disclosure.atMs + 2000, interject);
   t.equal(said, 'Sorry, who is this?');
   const ended = ear.advance(cut.atMs + 600).find((e) => e.type === 'agent_turn_ended');
   t.ok(ended && ended.type === 'agent_turn_ended' && !ended.text.includes('name'), 'truncated text heard');

@@ -44,11 +44,11 @@ t.test('buildServices exposes adapters and tools and closes them', async (t) => 
   t.same(await services.tools.run({ tenantId: 'ten_dev', callId: 'c', tool: 'crm_sync', arguments: {} }), { type: 'crm.lead.update', status: '200_ok' });
 });
 
-t.test('live mode says which adapters are still simulators', async (t) => {
+t.test('live mode is never silent about the scripted dialog engine (the one simulator slot it allows)', async (t) => {
   const warnings: string[] = [];
   const live = { SERVICE_MODE: 'live' as const, ADAPTER_TIMEOUT_MS: 3000 };
   await createAdapters({ ...live, ADAPTER_TTS_URL: '127.0.0.1:50051' }, { warn: (m) => warnings.push(m) }).close();
-  t.same(warnings, ['SERVICE_MODE=live but carrier, stt run the in-process simulator: set ADAPTER_<NAME>_URL to an adapter server']);
+  t.same(warnings, ['SERVICE_MODE=live with the scripted dialog engine: set DIALOG_PROVIDER=openai for a language model']);
   await createAdapters({ ...live, SERVICE_MODE: 'simulator' }, { warn: (m) => warnings.push(m) }).close();
   t.equal(warnings.length, 1, 'silent in simulator mode');
 });

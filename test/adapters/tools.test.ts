@@ -29,14 +29,17 @@ t.test('failures map to <http_status>_<text>; a run never throws for a known too
   t.equal(actionStatus(418), '418_error');
 });
 
-t.test('with integration keys present the slot is live, and says honestly that it is not implemented', async (t) => {
-  const warnings: string[] = [];
-  const tools = createTools(loadConfig({ HUBSPOT_API_KEY: 'hs-key', CALCOM_API_KEY: 'cal-key' }), { warn: (m) => warnings.push(m) });
-  t.same(tools.modes, { calendar_booking: 'live', crm_sync: 'live', messaging_brochure: 'simulated' });
-  t.same(await tools.run(inv('crm_sync')), { type: 'crm.lead.update', status: '501_not_implemented' });
+t.test('a tool slot is live only with a wired integration and all its keys', async (t) => {
+  const { TOOL_PROVIDERS } = await import('../../src/providers/index.js');
+  const calls: string[] = [];
+  const saved = { ...TOOL_PROVIDERS.crm };
+  TOOL_PROVIDERS.crm.hubspot = () => ({ invoke: async (i) => { calls.push(i.tool); return { httpStatus: 200, result: { id: 'contact-1' } }; } });
+  t.teardown(() => { delete TOOL_PROVIDERS.crm.hubspot; Object.assign(TOOL_PROVIDERS.crm, saved); });
+  const tools = createTools(loadConfig({ HUBSPOT_API_KEY: 'hs-key', CALCOM_API_KEY: 'cal-key' }));
+  t.same(tools.modes, { calendar_booking: 'simulated', crm_sync: 'live', messaging_brochure: 'simulated' }, 'calendar lacks CALCOM_EVENT_TYPE_ID');
+  t.same(await tools.run(inv('crm_sync')), { type: 'crm.lead.update', status: '200_ok', result: { id: 'contact-1' } });
+  t.same(calls, ['crm_sync']);
   t.same(await tools.run(inv('messaging_brochure')), { type: 'messaging.template.send', status: '202_accepted' });
-  t.equal(warnings.length, 1);
-  t.notMatch(warnings[0], /hs-key/, 'keys never logged');
   t.same(Object.values(TOOL_ACTIONS), ['calendar.event.create', 'crm.lead.update', 'messaging.template.send']);
 });
 

@@ -1,7 +1,8 @@
 import t from 'tap';
 import {
-  createCallAudioState, isBackchannel, resolveBargeIn, stepCallAudio, type AudioEvent, type CallAudioState,
+  createCallAudioState, resolveBargeIn, stepCallAudio, type AudioEvent, type CallAudioState,
 } from '../../src/audio/index.js';
+import { classifyUtterance, isBackchannel } from '../../src/session/utterance.js';
 
 const base = { sampleRateHz: 8000, turnDetectionTimeoutMs: 800, interruptionSensitivity: 0.5 } as const;
 const FRAME = 160;
@@ -45,7 +46,7 @@ t.test('a caller who gets much quieter after a loud turn is still heard', async 
 
 t.test('max_wait caps a turn that never goes quiet', async (t) => {
   const s = createCallAudioState({ ...base, maxTurnMs: 2000 });
-  const ev = run(s, [[tone(150), false]]);
+  const ev = run(s, [[noise(25), false], [tone(150), false]]);
   const te = ev.find((e) => e.type === 'TurnEnded');
   t.equal(te?.type === 'TurnEnded' && te.reason, 'max_wait');
 });
@@ -63,8 +64,8 @@ t.test('barge-in: detected while the agent speaks, then a backchannel transcript
   const bi = ev.find((e) => e.type === 'BargeInDetected');
   t.ok(bi, 'detected');
   t.ok(bi!.atMs - 400 <= 300, `within 300 ms of onset (${bi!.atMs - 400})`);
-  t.same(resolveBargeIn(s, 'Uh-huh.').map((e) => e.type), ['InterruptionRecovered']);
-  t.same(resolveBargeIn(s, 'anything'), [], 'nothing pending any more');
+  t.same(resolveBargeIn(s, classifyUtterance('Uh-huh.')).map((e) => e.type), ['InterruptionRecovered']);
+  t.same(resolveBargeIn(s, classifyUtterance('anything')), [], 'nothing pending any more');
   const after = run(s, [[noise(60), false]]);
   t.notOk(after.some((e) => e.type === 'TurnEnded'), 'a recovered backchannel is not a turn');
 });
@@ -72,7 +73,7 @@ t.test('barge-in: detected while the agent speaks, then a backchannel transcript
 t.test('barge-in confirmed by a real sentence, and the turn then ends normally', async (t) => {
   const s = createCallAudioState(base);
   run(s, [[noise(20), true], [tone(15), true]]);
-  t.same(resolveBargeIn(s, 'Sorry, that is not what I asked').map((e) => e.type), ['BargeInConfirmed']);
+  t.same(resolveBargeIn(s, classifyUtterance('Sorry, that is not what I asked')).map((e) => e.type), ['BargeInConfirmed']);
   const ev = run(s, [[tone(40), false], [noise(60), false]]);
   t.ok(ev.some((e) => e.type === 'TurnEnded'));
 });

@@ -1,15 +1,18 @@
-// Detector scenarios, one per corpus file (../shared/corpus beside the repo), at 8 kHz mu-law and 16 kHz PCM.
+// Detector scenarios, one per corpus file, at 8 kHz mu-law and 16 kHz PCM: ../shared/corpus beside the repo, and
+// ../shared/corpus-noisy (heavy stationary noise, 5-8 dB SNR) under the same assertions.
 // Media-time accuracy only: no wall-clock timing here.
 import t from 'tap';
 import { existsSync } from 'node:fs';
-import { CORPUS_DIR, loadManifest, loadScenarioPcm, runScenario, score } from '../../bench/audio_corpus_lib.js';
+import { CORPORA, loadManifest, loadScenarioPcm, runScenario, score } from '../../bench/audio_corpus_lib.js';
 
 const TIMEOUT_MS = 800;
 
-if (!existsSync(CORPUS_DIR)) {
-  t.pass(`corpus not found at ${CORPUS_DIR}: scenarios skipped`);
-} else {
-  for (const sc of loadManifest()) {
+for (const corpus of CORPORA) {
+  if (!existsSync(corpus.dir)) {
+    t.pass(`${corpus.name} not found at ${corpus.dir}: scenarios skipped`);
+    continue;
+  }
+  for (const sc of loadManifest(corpus.dir)) {
     for (const rate of [8000, 16000] as const) {
       t.test(`${sc.name} @ ${rate} Hz`, async (t) => {
         const events = runScenario(sc, loadScenarioPcm(sc, rate), { rate, timeoutMs: TIMEOUT_MS, sttDelayMs: 300 });

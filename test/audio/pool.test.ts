@@ -1,5 +1,5 @@
 import t from 'tap';
-import { AudioPool, AudioPoolError, mulawEncode, type AudioEvent } from '../../src/audio/index.js';
+import { AudioPool, AudioPoolError, mulawEncode, type AudioEvent, type BargeInVerdict } from '../../src/audio/index.js';
 
 const settings = { sampleRateHz: 8000, turnDetectionTimeoutMs: 800, interruptionSensitivity: 0.5 } as const;
 const tone = new Int16Array(160).map((_, i) => Math.round(8000 * Math.sin((i * 2 * Math.PI * 300) / 8000)));
@@ -43,7 +43,7 @@ t.test('a worker that dies mid-task fails only the call that killed it', async (
   t.teardown(() => pool.close());
   const healthy = Array.from({ length: 5 }, (_, i) => pool.openCall(`ok-${i}`, settings));
   const killer = pool.openCall('killer', settings);
-  const results = await Promise.allSettled([...healthy.map((c) => c.pushMulaw(SILENCE, false)), killer.resolveBargeIn('__exit_worker__')]);
+  const results = await Promise.allSettled([...healthy.map((c) => c.pushMulaw(SILENCE, false)), killer.resolveBargeIn('__exit_worker__' as BargeInVerdict)]);
   t.same(results.slice(0, 5).map((r) => r.status), Array(5).fill('fulfilled'));
   t.equal(results[5].status, 'rejected');
   const reason = (results[5] as PromiseRejectedResult).reason;
@@ -72,7 +72,7 @@ t.test('resolveBargeIn through the channel recovers a backchannel', async (t) =>
   const ev: AudioEvent[] = [];
   for (let f = 0; f < 30; f++) ev.push(...(await c.pushMulaw(f >= 5 ? TONE : SILENCE, true)));
   t.ok(ev.some((e) => e.type === 'BargeInDetected'));
-  const rec = await c.resolveBargeIn('uh huh');
+  const rec = await c.resolveBargeIn('backchannel');
   t.same(rec.map((e) => e.type), ['InterruptionRecovered']);
   t.equal(c.state.bargeIn, 'none');
 });

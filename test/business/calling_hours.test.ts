@@ -1,7 +1,7 @@
 /** Calling hours (TRAI 09:00-21:00 callee time) as pure functions: zones from the number, multi-zone overlap, DST. */
 import t from 'tap';
 import { callingHoursGate } from '../../src/leads/gates.js';
-import { zonesFor, toE164 } from '../../src/leads/phone.js';
+import { calleeTimeZone, zonesFor, toE164 } from '../../src/leads/phone.js';
 
 const at = (s: string) => new Date(s);
 
@@ -18,10 +18,10 @@ t.test('explicit timezone wins over the country', async (t) => {
 });
 
 t.test('a multi-zone country needs every zone open (US: 09:00 Pacific to 21:00 Eastern)', async (t) => {
-  t.same(zonesFor('+12025550123').length, 4);
-  t.same(callingHoursGate('+12025550123', at('2026-07-10T14:00:00Z')), { allowed: false, reason: 'calling_hours', next_window_at: '2026-07-10T16:00:00.000Z' });
-  t.same(callingHoursGate('+12025550123', at('2026-07-10T20:00:00Z')), { allowed: true });
-  t.same(callingHoursGate('+12025550123', at('2026-07-11T01:00:00Z')).allowed, false, '21:00 EDT');
+  t.same(zonesFor('+12025551234').length, 4);
+  t.same(callingHoursGate('+12025551234', at('2026-07-10T14:00:00Z')), { allowed: false, reason: 'calling_hours', next_window_at: '2026-07-10T16:00:00.000Z' });
+  t.same(callingHoursGate('+12025551234', at('2026-07-10T20:00:00Z')), { allowed: true });
+  t.same(callingHoursGate('+12025551234', at('2026-07-11T01:00:00Z')).allowed, false, '21:00 EDT');
 });
 
 t.test('DST: London spring-forward day opens at 09:00 BST = 08:00Z', async (t) => {
@@ -56,4 +56,20 @@ t.test('the memoised zone offsets agree with Intl minute by minute across DST ch
     }
   }
   t.equal(mismatches, 0);
+});
+
+t.test('a number that reaches no one has no calling hours (the simulator\'s, those reserved for fiction)', async (t) => {
+  const night = at('2026-07-10T08:00:00Z'); // 04:00 in New York, 13:30 in India
+  for (const n of ['+15005550002', '+12025550123', '+14155550199', '+447700900123']) t.same(callingHoursGate(n, night), { allowed: true }, n);
+  t.equal(callingHoursGate('+14155550200', night).allowed, false, '555-0200 is a real number');
+  t.equal(callingHoursGate('+447700900999', night).allowed, true);
+  t.equal(callingHoursGate('+447700901000', night).allowed, false);
+});
+
+t.test('the callee\'s one zone for spoken times, from the same country table', async (t) => {
+  t.equal(calleeTimeZone('+919812345678'), 'Asia/Kolkata');
+  t.equal(calleeTimeZone('+14155551234'), 'America/New_York', 'several zones: the first listed');
+  t.equal(calleeTimeZone('+14155551234', null, { ambiguous: 'none' }), undefined, 'a lead records none it cannot know');
+  t.equal(calleeTimeZone('+14155551234', 'America/Los_Angeles'), 'America/Los_Angeles');
+  t.equal(calleeTimeZone('+99912345678'), 'UTC');
 });

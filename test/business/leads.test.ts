@@ -33,7 +33,8 @@ t.test('a lead opens a disclosure conversation and dials the number', async (t) 
   t.match(conv.body.messages[0].text, /AI/, 'first message is the agent disclosure');
   t.equal(conv.body.messages[0].meta.kind, 'disclosure');
   const d = calls.dispatched.at(-1)!;
-  t.same(d, { tenantId: 'ten_dev', input: { to: '+919812345601', lead_id: r.body.id, conversation_id: r.body.conversation_id, context: { customer_name: 'Asha Rao' } } });
+  t.same(d, { tenantId: 'ten_dev', input: { to: '+919812345601', lead_id: r.body.id, conversation_id: r.body.conversation_id, context: { customer_name: 'Asha Rao' }, timezone: 'Asia/Kolkata' } });
+  t.equal(r.body.timezone, 'Asia/Kolkata', "the callee's zone is recorded, from the number");
   // Dialed in the lead's own statement: the call is stored with the lead (already dialing: this instance's runner
   // dials it at once, migration 050), and no job is left to recover it.
   const stored = await srv.services.db.query(`SELECT status, lead_id, conversation_id, to_number FROM calls WHERE tenant_id = 'ten_dev' AND id = $1`, [r.body.call.id]);

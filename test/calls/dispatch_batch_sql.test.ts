@@ -96,3 +96,28 @@ t.test('one batch: agents, the limit counted across the batch, conversations, ro
 t.test('an empty batch answers nothing', async (t) => {
   t.same(await run([], 3), []);
 });
+
+t.test('do-not-disturb in the batch: a blocked item is refused and takes no concurrency slot; a transactional mark is stored and audited', async (t) => {
+  const c = await srv.services.repos.tenants.createTenant('SQL batch C (DND)');
+  await srv.services.repos.agents.put(c, 'default', (await srv.services.repos.agents.get('ten_dev', 'default'))!);
+  await db.query("INSERT INTO dnd_numbers (tenant_id, e164, source) VALUES ($1, '+919812349999', 'test')", [c]);
+  const at = new Date().toISOString();
+  const mark = { transactional: true, reason: 'OTP callback', marked_by: 'usr_x', marked_by_kind: 'user', marked_at: at, gates_lifted: ['dnd', 'calling_hours'], audit_id: 'caud_000000000000000000000001' };
+  const items = [
+    item(0, c, { to_number: '+919812349999', dnd_at: at }),
+    item(1, c, { dnd_at: at }),
+    item(2, c, { to_number: '+919812349999' }), // gated before (a lead's, a campaign's): no dnd_at
+    item(3, c, { to_number: '+919812349999', compliance: mark, audit_id: mark.audit_id }),
+  ];
+  const by = new Map((await run(items, 2)).map((r) => [r.o_i, [r.o_outcome, Number(r.o_active)]]));
+  t.same(by.get(0), ['dnd_blocked', 0], 'refused, counts for nothing');
+  t.same(by.get(1), ['ok', 0], 'the blocked item took no slot');
+  t.same(by.get(2), ['ok', 1]);
+  t.same(by.get(3), ['concurrency_limited', 2], 'the limit of 2 counted only admitted items');
+  const stored = await db.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 ORDER BY id', [c]);
+  t.same(stored.rows.map((r) => r.id), [items[1].id, items[2].id]);
+  const marked = await run([item(0, c, { to_number: '+919812349999', compliance: mark, audit_id: mark.audit_id })], 10);
+  t.equal(marked[0].o_outcome, 'ok');
+  const audit = await db.query<{ call_id: string; reason: string; gates_lifted: string[] }>('SELECT call_id, reason, gates_lifted FROM compliance_audit WHERE tenant_id = $1', [c]);
+  t.same(audit.rows, [{ call_id: `call_${n.toString(16).padStart(24, '0')}`, reason: 'OTP callback', gates_lifted: ['dnd', 'calling_hours'] }]);
+});

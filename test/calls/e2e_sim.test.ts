@@ -3,32 +3,16 @@
  * that completes with a signed call.completed webhook (verified with the standardwebhooks package).
  */
 import t from 'tap';
-import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { API_KEY, api, login, startTestServer } from '../helpers/server.js';
+import { API_KEY, api, login, startTestServer, waitForCallEnd } from '../helpers/server.js';
+import { webhookReceiver } from '../helpers/webhook_receiver.js';
 
 const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50' } });
 t.teardown(() => srv.close());
-const received: Array<{ headers: Record<string, string>; body: string }> = [];
-const receiver = createServer((req, res) => {
-  let body = '';
-  req.on('data', (c) => (body += c));
-  req.on('end', () => { received.push({ headers: req.headers as Record<string, string>, body }); res.writeHead(204).end(); });
-});
-await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-t.teardown(() => new Promise<void>((r) => receiver.close(() => r())));
-const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+const { received, url: hookUrl } = await webhookReceiver(t);
 const auth = { headers: { 'x-api-key': API_KEY } };
 
-async function waitEnded(id: string, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api(srv.baseUrl, 'GET', `/calls/${id}`, auth);
-    if (['completed', 'no_answer', 'busy', 'failed', 'canceled'].includes(r.body.status)) return r.body;
-    if (Date.now() > until) throw new Error(`call ${id} still ${r.body.status}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
+const waitEnded = (id: string) => waitForCallEnd(srv.baseUrl, id, auth.headers);
 
 t.test('cooperative callee: qualified, booked, signed webhook with measured figures', async (t) => {
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: {
@@ -50,8 +34,10 @@ t.test('cooperative callee: qualified, booked, signed webhook with measured figu
   const token = await login(srv.baseUrl);
   const secret = (await api(srv.baseUrl, 'GET', '/webhooks/secret', { token })).body.secret;
   const payload = new Webhook(secret).verify(hook!.body, hook!.headers) as Record<string, unknown>;
-  t.same(Object.keys(payload).sort(), ['actions_triggered', 'agent_id', 'call_id', 'duration_seconds', 'ended_reason', 'event',
+  t.same(Object.keys(payload).sort(), ['actions_triggered', 'agent_id', 'call_id', 'disclosure_delivered_at', 'duration_seconds', 'ended_reason', 'event',
     'extracted_data', 'human_escalation', 'metrics', 'recording_url', 'status', 'timestamp'].sort());
+  t.match(payload.disclosure_delivered_at, /^\d{4}-\d\d-\d\dT.*Z$/, 'the AI disclosure was delivered in full, and when');
+  t.equal(payload.disclosure_delivered_at, call.disclosure_delivered_at, 'the same in the call record');
   t.equal(payload.event, 'call.completed');
   t.match(payload.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   t.equal((payload.metrics as { turn_count: number }).turn_count, call.metrics.turn_count);

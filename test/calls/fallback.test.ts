@@ -6,9 +6,9 @@
  */
 import t, { type Test } from 'tap';
 import { AdapterError, createSimAdapters, type AdapterSet, type DialogAdapter, type SttStream, type TextToSpeechAdapter } from '../../src/adapters/index.js';
-import { FALLBACK_TEXT } from '../../src/calls/reply.js';
+import { FALLBACK_TEXT } from '../../src/session/reply.js';
 import { decodeSimVoice } from '../../src/simvoice/index.js';
-import { API_KEY, api, startTestServer } from '../helpers/server.js';
+import { API_KEY, api, startTestServer, waitForCallEnd } from '../helpers/server.js';
 
 const TIMEOUT_MS = 400;
 const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', ADAPTER_TIMEOUT_MS: String(TIMEOUT_MS) } });
@@ -16,15 +16,7 @@ t.teardown(() => srv.close());
 const auth = { headers: { 'x-api-key': API_KEY } };
 const sim = createSimAdapters();
 
-async function waitEnded(id: string, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api(srv.baseUrl, 'GET', `/calls/${id}`, auth);
-    if (['completed', 'no_answer', 'busy', 'failed', 'canceled'].includes(r.body.status)) return r.body;
-    if (Date.now() > until) throw new Error(`call ${id} still ${r.body.status} after ${timeoutMs} ms (hanging?)`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
+const waitEnded = (id: string) => waitForCallEnd(srv.baseUrl, id, auth.headers);
 
 /** The stored live items of a call (what listeners got). */
 async function items(callId: string) {

@@ -6,12 +6,14 @@
  */
 import t from 'tap';
 import { createServer } from 'node:net';
-import { createSimAdapters, startAdapterServer, type AdapterSet } from '../../src/adapters/index.js';
-import { FALLBACK_TEXT } from '../../src/calls/reply.js';
+import { createSimAdapters, simCallees, startAdapterServer, type AdapterSet } from '../../src/adapters/index.js';
+import { FALLBACK_TEXT } from '../../src/session/reply.js';
 import { createLocalTools } from '../../src/tools/index.js';
 import { API_KEY, api, startTestServer } from '../helpers/server.js';
 
-const sim = createSimAdapters({ simCarrier: { ringMs: 0 } });
+// the simulated carrier behind gRPC has its callees dial the service's media socket, as a carrier would
+const callees = simCallees({ timeScale: 10, thread: false });
+const sim = createSimAdapters({ simCarrier: { ringMs: 0, callees, timeScale: 10 } });
 const served = { placeCall: 0, dialogTurns: 0, ttsStreams: 0, sttStreams: 0 };
 const counted: AdapterSet = {
   carrier: { placeCall: (r, o) => { served.placeCall++; return sim.carrier.placeCall(r, o); }, hangup: (id, o) => sim.carrier.hangup(id, o),

@@ -35,7 +35,7 @@ t.test("a dead instance's live calls end as failed/instance_lost; ended calls an
   await db.query(`INSERT INTO engine_instances (id, seen_at) VALUES ('host:1:dead00', now() - make_interval(secs => $1 + 5)),
     ('host:2:alive0', now())`, [lease]);
   await storeCall(ids(1), 'queued', 'host:1:dead00');
-  await storeCall(ids(2), 'in_progress', 'host:1:dead00', 'https://example.com/hook');
+  await storeCall(ids(2), 'in_progress', 'host:1:dead00', 'http://127.0.0.1:9/hook'); // loopback: tests never send elsewhere
   await storeCall(ids(3), 'completed', 'host:1:dead00');
   await storeCall(ids(4), 'dialing', 'host:2:alive0');
   // a campaign contact whose call the dead instance was driving

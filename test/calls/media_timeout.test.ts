@@ -10,9 +10,10 @@ import type { Db } from '../../src/db/db.js';
 const srv = await startTestServer();
 t.teardown(() => srv.close());
 const engine = srv.services.callEngine;
-// the runner's deps: a short media wait, and callees that never dial in by themselves
-const deps = (engine.runner as unknown as { d: { mediaWaitMs?: number; callees: { launch(o: unknown): void }; db: Db } }).d;
+// the runner's deps: a short media wait; and the simulated carrier's callees never dial in by themselves
+const deps = (engine.runner as unknown as { d: { mediaWaitMs?: number; db: Db } }).d;
 deps.mediaWaitMs = 300;
+const carrierOpts = (srv.services.adapters.simCarrier as unknown as { opts: { callees: { launch(o: unknown): void } } }).opts;
 // the runner's end of the call is held at its last step (the move to 'failed', which stores the status and its
 // live item) after that statement committed, until the test says so: the late stream arrives while the runner
 // still lists the call, the window where it used to be accepted
@@ -28,7 +29,7 @@ deps.db = {
   },
 } as Db;
 const launched: Array<{ callId: string; carrierCallId: string; mediaUrl: string; parameters: Record<string, string> }> = [];
-deps.callees = { ...deps.callees, launch: (o) => { launched.push(o as (typeof launched)[number]); } };
+carrierOpts.callees = { ...carrierOpts.callees, launch: (o) => { launched.push(o as (typeof launched)[number]); } };
 
 async function waitFor<T>(f: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;

@@ -33,7 +33,7 @@ t.test('full qualify: disclosure first, every field extracted, slot booked, CRM 
   t.ok(textOf(c.turns[0]).startsWith(DEFAULT_AGENT.disclosure_script), 'disclosure is spoken first');
   t.ok(textOf(c.turns[0]).endsWith(DEFAULT_AGENT.qualify_script[0].question));
   t.same(c.extracted, {
-    customer_name: 'Anna Lee', intent: 'a two bedroom apartment', budget: '400,000 dollars',
+    customer_name: 'Anna Lee', intent: 'a two bedroom apartment', budget: '400000 USD',
     scheduled_slot: '2026-11-24T15:00:00+05:30', qualification_score: 100,
   });
   t.same(c.tools.map((x) => x.tool), ['calendar_booking', 'crm_sync']);
@@ -61,9 +61,13 @@ t.test('escalates at once when the caller asks for a person', async (t) => {
 });
 
 t.test('two failed attempts at the same question escalate as cannot_proceed', async (t) => {
-  const c = converse(['My name is Anna Lee.', 'I am looking for a flat.', 'hmm', 'I really could not say']);
+  const c = converse(['My name is Anna Lee.', 'I am looking for a flat.', 'no idea', 'I really could not say']);
   t.match(textOf(c.turns[3]), /^Sorry, I didn't catch that\. What budget do you have in mind\?$/);
   t.same(c.last.at(-1), { type: 'escalate', reason: 'cannot_proceed:budget' });
+  const hmm = converse(['My name is Anna Lee.', 'I am looking for a flat.', 'hmm', 'no idea', 'I really could not say']);
+  t.equal(textOf(hmm.turns[3]), 'What budget do you have in mind?', 'a backchannel hears the question again, no apology');
+  t.same(hmm.last.at(-1), { type: 'escalate', reason: 'cannot_proceed:budget' }, 'and is not counted as an attempt');
+  t.equal(hmm.turns.length, 6);
   const silent = converse(['', '']);
   t.match(textOf(silent.turns[1]), /^Are you still there\?/);
   t.same(silent.last.at(-1), { type: 'escalate', reason: 'cannot_proceed:customer_name' }, 'no words at all (e.g. non-SimVoice audio)');

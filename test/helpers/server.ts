@@ -31,7 +31,13 @@ export interface TestServerOptions {
   databaseUrl?: string;
   /** where log lines go (default: a silent logger unless TEST_LOG_LEVEL is set) */
   logStream?: NodeJS.WritableStream;
+  /** the clock of dispatch gates (default: a fixed instant inside calling hours in India, see GATE_DAY) */
+  gateClock?: () => Date;
 }
+
+/** 11:30 in India, 06:00 UTC: Indian numbers pass the calling-hours gate whenever the suite runs (US test numbers
+ *  are fiction and ungated). A test of the gate itself sets its own clock. */
+export const GATE_DAY = new Date('2026-11-24T06:00:00Z');
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<RunningServer & { config: Config; databaseUrl?: string }> {
   const baseDb = process.env.DATABASE_URL;
@@ -46,11 +52,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Run
     SERVICE_API_KEY: API_KEY,
     SERVICE_JWT_SECRET: 'test-jwt-secret-that-is-long-enough-000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // tests receive webhooks on loopback only; every other range stays refused (src/net/address_policy.ts)
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     DATABASE_URL: databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
     ...opts.env,
   });
   const server = await startServer(config, { log: createLogger(config.LOG_LEVEL, opts.logStream) });
+  server.services.calls.clock = opts.gateClock ?? (() => GATE_DAY);
   return Object.assign(server, { config, databaseUrl });
 }
 
@@ -66,6 +75,18 @@ export async function api(base: string, method: string, path: string, opts: { to
   let json: any;
   try { json = text ? JSON.parse(text) : undefined; } catch { json = text; }
   return { status: res.status, headers: res.headers, body: json };
+}
+
+/** Polls GET /calls/:id until the call reaches a final status; throws when it has not after timeoutMs. */
+export async function waitForCallEnd(base: string, id: string, headers: Record<string, string>,
+  { timeoutMs = 60_000, pollMs = 100 }: { timeoutMs?: number; pollMs?: number } = {}) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await api(base, 'GET', `/calls/${id}`, { headers });
+    if (['completed', 'no_answer', 'busy', 'failed', 'canceled'].includes(r.body.status)) return r.body;
+    if (Date.now() > until) throw new Error(`call ${id} still ${r.body.status} after ${timeoutMs} ms (hanging?)`);
+    await new Promise((res) => setTimeout(res, pollMs));
+  }
 }
 
 export async function login(base: string, email = DEV_EMAIL, password = DEV_PASSWORD): Promise<string> {

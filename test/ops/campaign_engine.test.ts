@@ -2,22 +2,21 @@
  * The campaign dialer wired to the real call engine (deps.calls with the simulator at SIM_TIME_SCALE 100) and
  * the real gate: simulator magic numbers give no_answer, busy and failed; two cooperative callees complete.
  * The campaign runs to completion at its concurrency; busy/no_answer are retried once (max_attempts 2),
- * failed is not; calls carry campaign_id. Skipped when the call engine is not wired.
+ * failed is not; calls carry campaign_id.
  */
 import t from 'tap';
 import { startTestServer, api, login } from '../helpers/server.js';
 
 const srv = await startTestServer({ env: { CAMPAIGN_TICK_MS: '100', PRIVACY_EXPIRE_INTERVAL_MS: '0', SIM_TIME_SCALE: '100' } });
 t.teardown(() => srv.close());
-const wired = (srv.services as unknown as { calls?: unknown }).calls !== undefined && srv.services.campaigns.dialer !== undefined;
 // The gate applies TRAI hours (09:00-21:00) in the callee's zone: run the dialer's clock at 18:00 UTC today
 // (13:00 in New York, 10:00 in Los Angeles) so the test does not depend on when it runs.
-if (wired) {
+{
   const d = new Date(); const shift = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), 18) - d.getTime();
   srv.services.campaigns.dialer!.clock = () => new Date(Date.now() + shift);
 }
 
-t.test('campaign through the real call engine', { skip: wired ? false : 'deps.calls or the gate is not wired in this build' }, async (t) => {
+t.test('campaign through the real call engine', async (t) => {
   const token = await login(srv.baseUrl);
   const numbers = ['+15005550001', '+15005550002', '+15005550003', '+14155550100', '+14155550101'];
   const contacts = numbers.map((phone, i) => ({ phone, context: { customer_name: `Lee ${i}` } }));

@@ -82,8 +82,8 @@ t.test('analytics numbers', async (t) => {
   t.equal(pa[a].calls, 10);
   near(t, pa[a].latency_p50_ms, 400, 'kpi_a p50 (300, 500)');
   near(t, pa[a].latency_p99_ms, 1494, 'kpi_a p99 (900, 1500): 900 + 0.99 * 600');
-  near(t, pa[a].interruption_rate, 2 / 15, 'kpi_a interruptions');
-  near(t, pa[a].escalation_rate, 1 / 3, 'kpi_a escalations');
+  near(t, pa[a].interruption_rate, 0.1333, 'kpi_a interruptions: 2 / 15 reported to 4 decimals');
+  near(t, pa[a].escalation_rate, 0.3333, 'kpi_a escalations: 1 / 3 reported to 4 decimals');
   near(t, pa[b].avg_duration_seconds, 90, 'kpi_b duration');
   near(t, pa[b].escalation_rate, 0, 'kpi_b escalations');
   const only = await api(srv.baseUrl, 'GET', `/analytics?${range}&agent_id=${b}`, { token });

@@ -1,19 +1,18 @@
 /**
  * KPIs over calls the real engine made (SIM_TIME_SCALE 100): a cooperative callee with calendar_booking, a busy
  * line and a no-answer. The expected counts are computed in JS from the public call records (an independent
- * reading of the definitions) and must equal the SQL. Skipped when the call engine is not wired.
+ * reading of the definitions) and must equal the SQL.
  */
 import t from 'tap';
 import { startTestServer, api, login } from '../helpers/server.js';
 
 const srv = await startTestServer({ env: { CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0', SIM_TIME_SCALE: '100' } });
 t.teardown(() => srv.close());
-const wired = (srv.services as unknown as { calls?: unknown }).calls !== undefined;
 const ENDED = ['completed', 'failed', 'no_answer', 'busy', 'canceled', 'blocked'];
 
 interface CallRec { status: string; answered_at: string | null; extracted_data: { qualification_score?: number } | null; actions_triggered: Array<{ type: string; status: string }> | null }
 
-t.test('KPIs agree with the call records', { skip: wired ? false : 'deps.calls is not wired' }, async (t) => {
+t.test('KPIs agree with the call records', async (t) => {
   const token = await login(srv.baseUrl);
   const from = new Date(Date.now() - 1000).toISOString();
   const ids: string[] = [];

@@ -1,7 +1,7 @@
 /**
  * Privacy over data the real call engine wrote: a simulated call (SIM_TIME_SCALE 100) leaves a call row,
  * transcript events, a recording file and a call.completed outbox row; export finds them, erase removes them
- * all, including the recording file. Skipped when the call engine is not wired.
+ * all, including the recording file.
  */
 import t from 'tap';
 import { access } from 'node:fs/promises';
@@ -9,9 +9,8 @@ import { startTestServer, api, login } from '../helpers/server.js';
 
 const srv = await startTestServer({ env: { CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0', SIM_TIME_SCALE: '100' } });
 t.teardown(() => srv.close());
-const wired = (srv.services as unknown as { calls?: unknown }).calls !== undefined;
 
-t.test('export and erase a subject called through the engine', { skip: wired ? false : 'deps.calls is not wired' }, async (t) => {
+t.test('export and erase a subject called through the engine', async (t) => {
   const token = await login(srv.baseUrl);
   const to = '+14155550177';
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { token, body: { to, agent_id: 'default', webhook_url: 'http://127.0.0.1:9/hook' } });

@@ -172,15 +172,14 @@ t.test('the audit keeps only the hash, counts, actor and time', async (t) => {
   t.same(t2.body.data, [], 'tenant 2 sees none of tenant 1 audit');
 });
 
-t.test('a subject with a live call is not erased until the call ends (409)', async (t) => {
+t.test('a subject with a live call no instance drives: the call is ended in storage (erased), then erased', async (t) => {
   const C = '+919800000003';
   const live = await insertCall(db, { tenant: T1, to: C, status: 'in_progress' });
   const r = await api(srv.baseUrl, 'POST', '/privacy/erase', { token: admin, body: { e164: C } });
-  t.equal(r.status, 409);
-  t.equal(r.body.code, 'conflict');
-  t.equal((await db.query('SELECT 1 FROM calls WHERE id = $1', [live])).rows.length, 1, 'nothing deleted');
-  await db.query(`UPDATE calls SET status = 'completed' WHERE id = $1`, [live]);
-  const ok = await api(srv.baseUrl, 'POST', '/privacy/erase', { token: admin, body: { e164: C } });
-  t.equal(ok.status, 200);
-  t.equal(ok.body.deleted.calls, 1);
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.same(r.body.ended_calls, [live]);
+  t.equal(r.body.deleted.calls, 1);
+  t.equal((await db.query('SELECT 1 FROM calls WHERE id = $1', [live])).rows.length, 0);
+  const audit = (await api(srv.baseUrl, 'GET', '/privacy/audit', { token: admin })).body.data[0];
+  t.match(audit, { action: 'erase', subject_hash: subjectHash(C), counts: { ended_calls: 1 } });
 });

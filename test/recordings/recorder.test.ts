@@ -25,8 +25,9 @@ class MemorySink implements RecordingSink {
 }
 async function recorded(r: CallRecorder, sink: MemorySink): Promise<Uint8Array> { await r.finish(); return sink.wav!; }
 
-const frame = (v: number) => mulawEncode(new Int16Array(160).fill(v));
-const decoded = (v: number) => mulawDecode(frame(v))[0];
+/** a frame as the session hands it over: PCM16 after the phone line's mu-law */
+const frame = (v: number) => mulawDecode(mulawEncode(new Int16Array(160).fill(v)));
+const decoded = (v: number) => frame(v)[0];
 
 /** The two channels of a PCM16 stereo WAV (finds the data chunk, de-interleaves). */
 function channels(wav: Uint8Array): [Int16Array, Int16Array] {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { login, startTestServer } from '../helpers/server.js';
 import { DEV_TENANT_ID } from '../../src/services.js';
 import { connect, insertCall, wsUrl } from './helpers.js';
-import { TERMINAL_STATUSES } from '../../src/stream/protocol.js';
+import { isTerminal } from '../../src/calls/types.js';
 
 // Two service instances sharing one PostgreSQL schema and one Redis: the call's events are published by one
 // process and listened to on the other.
@@ -39,7 +39,7 @@ async function main() {
     t.same(got.map((m) => m.seq), got.map((_, i) => i + 1), 'every item once, in order');
     t.ok(got.some((m) => m.type === 'transcript'), 'transcripts heard on B');
     const last = got.at(-1);
-    t.ok(last?.type === 'status' && TERMINAL_STATUSES.has(last.status), `ends with a terminal status (${last?.status})`);
+    t.ok(last?.type === 'status' && isTerminal(last.status), `ends with a terminal status (${last?.status})`);
   });
 
   t.test('both instances publishing to one call concurrently: unique seqs, every listener gets them all in order', async (t) => {

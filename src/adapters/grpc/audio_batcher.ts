@@ -1,6 +1,6 @@
 /**
- * Coalesces caller audio into fewer gRPC messages: each message costs ~40 µs of framing and (de)serialisation
- * on this machine class, so one per 20 ms frame would take a core at 500 calls. Contiguous frames are held up to
+ * Coalesces caller audio into fewer gRPC messages: each message costs framing and (de)serialisation, and one per
+ * 20 ms frame would take a core at a few hundred calls (bench/README.md, "Adapters over gRPC"). Contiguous frames are held up to
  * batchMs of audio and sent as one chunk; a gap in media time, flush() (finalize) or the timer sends early.
  * Partial transcripts lag by at most batchMs; final transcripts do not (finalize flushes first).
  */

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import { AdapterError, type AdapterCallOptions } from '../types.js';
 import { fromServiceError, toServiceError } from './errors.js';
+import { services } from './proto.js';
 
 type AdapterName = AdapterError['adapter'];
 
@@ -52,6 +53,22 @@ export function serverStreamHandler<Req, Out>(fn: (req: Req, opts: AdapterCallOp
 // ---------- client side ----------
 
 export interface ClientCallContext { adapter: AdapterName; defaultTimeoutMs: number }
+
+/** The channel to one adapter service of an adapter server, its call context, and its methods by name. */
+export class GrpcClient {
+  readonly ctx: ClientCallContext;
+  readonly channel: grpc.Client;
+  constructor(service: keyof ReturnType<typeof services>, adapter: AdapterName, address: string, defaultTimeoutMs: number) {
+    const Ctor = services()[service];
+    this.channel = new Ctor(address, grpc.credentials.createInsecure());
+    this.ctx = { adapter, defaultTimeoutMs };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  method(name: string): any { return (this.channel as any)[name].bind(this.channel); }
+
+  close(): void { this.channel.close(); }
+}
 
 type UnaryMethod = (req: unknown, md: grpc.Metadata, o: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: unknown) => void) => grpc.ClientUnaryCall;
 type StreamMethod = (req: unknown, md: grpc.Metadata, o: grpc.CallOptions) => grpc.ClientReadableStream<unknown>;

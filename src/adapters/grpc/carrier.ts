@@ -2,8 +2,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { AdapterCallOptions, CarrierAdapter, CarrierOutcome, PlaceCallRequest, PlaceCallResult } from '../types.js';
 import { AdapterError } from '../types.js';
-import { callUnary, unaryHandler, type ClientCallContext } from './calls.js';
-import { services } from './proto.js';
+import { callUnary, unaryHandler, GrpcClient } from './calls.js';
 import { PLACE_CALL_TIMEOUT_MS } from '../defaults.js';
 
 interface PlaceCallMsg { call_id: string; tenant_id: string; to: string; from: string; media_url: string; parameters: Record<string, string> }
@@ -32,12 +31,9 @@ export function carrierHandlers(impl: CarrierAdapter): grpc.UntypedServiceImplem
 
 
 export class GrpcCarrier implements CarrierAdapter {
-  readonly #client: grpc.Client;
-  readonly #ctx: ClientCallContext;
+  readonly #rpc: GrpcClient;
   constructor(address: string, defaultTimeoutMs: number) {
-    const Ctor = services().carrier;
-    this.#client = new Ctor(address, grpc.credentials.createInsecure());
-    this.#ctx = { adapter: 'carrier', defaultTimeoutMs };
+    this.#rpc = new GrpcClient('carrier', 'carrier', address, defaultTimeoutMs);
   }
 
   async placeCall(req: PlaceCallRequest, opts?: AdapterCallOptions): Promise<PlaceCallResult> {
@@ -45,23 +41,20 @@ export class GrpcCarrier implements CarrierAdapter {
       call_id: req.callId, tenant_id: req.tenantId, to: req.to, from: req.from ?? '', media_url: req.mediaUrl, parameters: req.parameters,
     };
     // PlaceCall waits for the callee to answer: its default deadline is a ring timeout, not the adapter timeout
-    const ctx = { ...this.#ctx, defaultTimeoutMs: Math.max(this.#ctx.defaultTimeoutMs, PLACE_CALL_TIMEOUT_MS) };
-    const r = await callUnary<PlaceCallReply>(ctx, this.#method('PlaceCall'), msg, opts);
+    const ctx = { ...this.#rpc.ctx, defaultTimeoutMs: Math.max(this.#rpc.ctx.defaultTimeoutMs, PLACE_CALL_TIMEOUT_MS) };
+    const r = await callUnary<PlaceCallReply>(ctx, this.#rpc.method('PlaceCall'), msg, opts);
     const outcome = r.outcome.toLowerCase() as CarrierOutcome;
     if (!OUTCOMES.includes(outcome)) throw new AdapterError('carrier', 'failed', `carrier returned outcome ${r.outcome}`);
     return { carrierCallId: r.carrier_call_id, outcome, ...(r.detail ? { detail: r.detail } : {}) };
   }
 
   async hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void> {
-    await callUnary(this.#ctx, this.#method('Hangup'), { carrier_call_id: carrierCallId }, opts);
+    await callUnary(this.#rpc.ctx, this.#rpc.method('Hangup'), { carrier_call_id: carrierCallId }, opts);
   }
 
   async transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void> {
-    await callUnary(this.#ctx, this.#method('Transfer'), { carrier_call_id: carrierCallId, target }, opts);
+    await callUnary(this.#rpc.ctx, this.#rpc.method('Transfer'), { carrier_call_id: carrierCallId, target }, opts);
   }
 
-  close(): void { this.#client.close(); }
-
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  #method(name: string): any { return (this.#client as any)[name].bind(this.#client); }
+  close(): void { this.#rpc.close(); }
 }

@@ -2,9 +2,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { AdapterCallOptions, DialogAdapter, DialogEvent, DialogMessage, DialogTurnRequest } from '../types.js';
 import { AdapterError } from '../types.js';
-import { callServerStream, serverStreamHandler, type ClientCallContext } from './calls.js';
+import { callServerStream, serverStreamHandler, GrpcClient } from './calls.js';
 import { streamWithDeadline } from '../deadline.js';
-import { services } from './proto.js';
 
 type ValueMsg = { kind?: 'string_value' | 'number_value'; string_value?: string; number_value?: number };
 interface TurnMsg {
@@ -80,23 +79,19 @@ export function dialogHandlers(impl: DialogAdapter): grpc.UntypedServiceImplemen
 }
 
 export class GrpcDialog implements DialogAdapter {
-  readonly #client: grpc.Client;
-  readonly #ctx: ClientCallContext;
+  readonly #rpc: GrpcClient;
   constructor(address: string, defaultTimeoutMs: number) {
-    const Ctor = services().dialog;
-    this.#client = new Ctor(address, grpc.credentials.createInsecure());
-    this.#ctx = { adapter: 'dialog', defaultTimeoutMs };
+    this.#rpc = new GrpcClient('dialog', 'dialog', address, defaultTimeoutMs);
   }
 
   turn(req: DialogTurnRequest, opts?: AdapterCallOptions): AsyncIterable<DialogEvent> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const method = (this.#client as any).Turn.bind(this.#client);
-    const ctx = this.#ctx;
+    const method = this.#rpc.method('Turn');
+    const ctx = this.#rpc.ctx;
     const timed = { ...opts, timeoutMs: opts?.timeoutMs ?? ctx.defaultTimeoutMs };
     return streamWithDeadline('dialog', timed, async function* (signal) {
       for await (const m of callServerStream<EventMsg>(ctx, method, toTurnMsg(req), { signal })) yield fromEventMsg(m);
     });
   }
 
-  close(): void { this.#client.close(); }
+  close(): void { this.#rpc.close(); }
 }

@@ -5,9 +5,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type { AdapterCallOptions, SpeechToTextAdapter, SttStream, TranscriptResult } from '../types.js';
 import { AdapterError } from '../types.js';
-import { callUnary, unaryHandler, type ClientCallContext } from './calls.js';
+import { callUnary, unaryHandler, GrpcClient } from './calls.js';
 import { fromServiceError, toServiceError } from './errors.js';
-import { bytesToPcm, pcmToBytes, services } from './proto.js';
+import { bytesToPcm, pcmToBytes } from './proto.js';
 import { AudioBatcher } from './audio_batcher.js';
 
 /** audio per gRPC message, ms (see audio_batcher.ts) */
@@ -65,7 +65,6 @@ class GrpcSttStream implements SttStream {
     this.#batcher = new AudioBatcher(config.sample_rate_hz, batchMs, (pcm, atMs) => {
       if (!this.#closed && !this.#failure) this.#call.write({ audio: { pcm16le: pcmToBytes(pcm), at_ms: atMs } });
     });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     this.#call = (client as any).Transcribe(new grpc.Metadata());
     this.#call.on('data', (m: TranscribeOut) => this.#onData(m));
     this.#call.on('error', (err) => this.#fail(fromServiceError('stt', err)));
@@ -128,26 +127,22 @@ class GrpcSttStream implements SttStream {
 }
 
 export class GrpcStt implements SpeechToTextAdapter {
-  readonly #client: grpc.Client;
-  readonly #ctx: ClientCallContext;
+  readonly #rpc: GrpcClient;
   /** batchMs: audio per message (0 = one message per write) */
   constructor(address: string, defaultTimeoutMs: number, private readonly batchMs = STT_BATCH_MS) {
-    const Ctor = services().stt;
-    this.#client = new Ctor(address, grpc.credentials.createInsecure());
-    this.#ctx = { adapter: 'stt', defaultTimeoutMs };
+    this.#rpc = new GrpcClient('stt', 'stt', address, defaultTimeoutMs);
   }
 
   open(opts: { callId: string; language: string; sampleRateHz: number }): SttStream {
     const config = { call_id: opts.callId, language: opts.language, sample_rate_hz: opts.sampleRateHz };
-    return new GrpcSttStream(this.#client, config, this.#ctx.defaultTimeoutMs, this.batchMs);
+    return new GrpcSttStream(this.#rpc.channel, config, this.#rpc.ctx.defaultTimeoutMs, this.batchMs);
   }
 
   async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number } & AdapterCallOptions): Promise<TranscriptResult> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const method = (this.#client as any).Recognize.bind(this.#client);
-    const r = await callUnary<ResultMsg>(this.#ctx, method, { pcm16le: pcmToBytes(pcm), language: opts.language, sample_rate_hz: opts.sampleRateHz }, opts);
+    const method = this.#rpc.method('Recognize');
+    const r = await callUnary<ResultMsg>(this.#rpc.ctx, method, { pcm16le: pcmToBytes(pcm), language: opts.language, sample_rate_hz: opts.sampleRateHz }, opts);
     return fromMsg(r);
   }
 
-  close(): void { this.#client.close(); }
+  close(): void { this.#rpc.close(); }
 }

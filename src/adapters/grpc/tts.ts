@@ -1,9 +1,9 @@
 /** Text-to-speech over gRPC: SynthesizeRequest in, PCM16 chunks streamed out. */
 import * as grpc from '@grpc/grpc-js';
 import type { AdapterCallOptions, TextToSpeechAdapter } from '../types.js';
-import { callServerStream, serverStreamHandler, type ClientCallContext } from './calls.js';
+import { callServerStream, serverStreamHandler, GrpcClient } from './calls.js';
 import { streamWithDeadline } from '../deadline.js';
-import { bytesToPcm, pcmToBytes, services } from './proto.js';
+import { bytesToPcm, pcmToBytes } from './proto.js';
 
 interface SynthesizeMsg { text: string; voice: string; language: string; sample_rate_hz: number }
 
@@ -17,24 +17,20 @@ export function ttsHandlers(impl: TextToSpeechAdapter): grpc.UntypedServiceImple
 }
 
 export class GrpcTts implements TextToSpeechAdapter {
-  readonly #client: grpc.Client;
-  readonly #ctx: ClientCallContext;
+  readonly #rpc: GrpcClient;
   constructor(address: string, defaultTimeoutMs: number) {
-    const Ctor = services().tts;
-    this.#client = new Ctor(address, grpc.credentials.createInsecure());
-    this.#ctx = { adapter: 'tts', defaultTimeoutMs };
+    this.#rpc = new GrpcClient('tts', 'tts', address, defaultTimeoutMs);
   }
 
   synthesize(req: { text: string; voice: string; language: string; sampleRateHz: number }, opts?: AdapterCallOptions): AsyncIterable<Int16Array> {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const method = (this.#client as any).Synthesize.bind(this.#client);
+    const method = this.#rpc.method('Synthesize');
     const msg: SynthesizeMsg = { text: req.text, voice: req.voice, language: req.language, sample_rate_hz: req.sampleRateHz };
-    const ctx = this.#ctx;
+    const ctx = this.#rpc.ctx;
     const timed = { ...opts, timeoutMs: opts?.timeoutMs ?? ctx.defaultTimeoutMs };
     return streamWithDeadline('tts', timed, async function* (signal) {
       for await (const m of callServerStream<{ pcm16le: Buffer }>(ctx, method, msg, { signal })) yield bytesToPcm(m.pcm16le);
     });
   }
 
-  close(): void { this.#client.close(); }
+  close(): void { this.#rpc.close(); }
 }

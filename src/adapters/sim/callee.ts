@@ -55,6 +55,7 @@ export class SimulatedCallee {
   #awaitingAnswerToInterruption = false;
   #utteranceInterjected = false;
   #hungUp = false;
+  #utterancesHeard = 0;
 
   constructor(readonly callId: string, readonly scenario: SimScenario) {
     this.#rand = prng(callId);
@@ -75,7 +76,9 @@ export class SimulatedCallee {
   duringAgentSpeech(agentTextSoFar: string): CalleeInterjection | null {
     if (this.#utteranceInterjected || this.#hungUp) return null;
     const words = agentTextSoFar.trim().split(/\s+/).filter(Boolean).length;
-    if (this.scenario === 'barge_in' && !this.#interrupted && words >= 6) {
+    // The first utterance is the AI disclosure, which cannot be interrupted: this caller cuts into the next one, a
+    // few words in (questions are short).
+    if (this.scenario === 'barge_in' && !this.#interrupted && this.#utterancesHeard >= 1 && words >= 3) {
       this.#interrupted = this.#utteranceInterjected = this.#awaitingAnswerToInterruption = true;
       return { say: 'Sorry, who is this?', kind: 'interruption' };
     }
@@ -92,6 +95,7 @@ export class SimulatedCallee {
    */
   reply(agentText: string): CalleeReply {
     this.#utteranceInterjected = false;
+    this.#utterancesHeard++;
     const delayMs = 300 + Math.floor(this.#rand() * 400);
     const silent = (hangUp = false): CalleeReply => ({ say: null, delayMs, hangUp });
     const say = (text: string, hangUp = false): CalleeReply => ({ say: text, delayMs, hangUp });

@@ -1,11 +1,13 @@
 /**
- * Simulated carrier: decides the outcome from the destination number (sim_numbers.ts) after a short ring.
- * It does not open the media socket itself: whoever hosts the simulated callee (the call engine in-process, or
- * the adapter server) passes `onAnswered`, which is told about every answered or voicemail call.
+ * Simulated carrier: decides the outcome from the destination number (sim_numbers.ts) after a short ring, and for
+ * an answered (or voicemail) call has a simulated callee dial our media WebSocket like a real carrier's media
+ * stream would (`callees`: in-process or on a thread of their own). The rest of the service never knows the
+ * difference: the simulator is just this adapter.
  */
 import { randomHex } from '../../ids.js';
 import { withDeadline, sleep } from '../deadline.js';
-import { simNumberFor } from '../sim_numbers.js';
+import { simNumberFor, type SimScenario } from '../sim_numbers.js';
+import type { SimCallees } from './callees.js';
 import { AdapterError, type AdapterCallOptions, type CarrierAdapter, type PlaceCallRequest, type PlaceCallResult } from '../types.js';
 
 export interface SimCarrierOptions {
@@ -13,6 +15,10 @@ export interface SimCarrierOptions {
   ringMs?: number;
   /** ring time before giving up as no_answer, ms */
   noAnswerMs?: number;
+  /** where the callees of answered calls run; none = outcomes only (tests of the carrier alone) */
+  callees?: SimCallees;
+  /** simulated callees speak this many times faster than real time */
+  timeScale?: number;
   onAnswered?: (req: PlaceCallRequest, result: PlaceCallResult) => void;
   onHangup?: (carrierCallId: string) => void;
   onTransfer?: (carrierCallId: string, target: string) => void;
@@ -46,6 +52,8 @@ export class SimCarrier implements CarrierAdapter {
       };
       if (result.outcome === 'answered' || result.outcome === 'voicemail') {
         this.#calls.set(result.carrierCallId, { req, state: 'answered' });
+        this.opts.callees?.launch({ mediaUrl: req.mediaUrl, callId: req.callId, carrierCallId: result.carrierCallId,
+          scenario: (req.scenario ?? sim.scenario) as SimScenario, parameters: req.parameters, timeScale: this.opts.timeScale ?? 1 });
         for (const l of this.#answered) l(req, result);
       }
       return result;

@@ -2,9 +2,8 @@
 import { z } from 'zod';
 import { ApiError, notFound } from '../../errors.js';
 import { verifyPassword, DUMMY_HASH } from '../../auth/passwords.js';
-import { parse } from '../validate.js';
 import { forgetVerifiedApiKeys, principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 
 export const LoginBody = z.strictObject({
@@ -20,16 +19,22 @@ export const ApiKeyBody = z.strictObject({
 export function authRoutes(t: RouteTable, deps: AppDeps): void {
   t.add({
     method: 'post', path: '/auth/login', tag: 'auth', auth: { kind: 'public' }, body: LoginBody,
-    summary: `Exchange a tenant user's email and password for a JWT (HS256; claims sub, tenant_id, role, exp). Limited to ${deps.config.LOGIN_ATTEMPTS_PER_MINUTE} attempts per minute per address and email.`,
+    summary: `Exchange a tenant user's email and password for a JWT (HS256; claims sub, tenant_id, role, exp). Limited to ${deps.config.LOGIN_ATTEMPTS_PER_MINUTE} attempts per minute per client address and email, and ${deps.config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE} failed attempts per minute per client address across emails.`,
     responses: { 200: '{access_token, token_type, expires_in, role, tenant_id}', 401: 'wrong credentials', 429: 'rate limited' },
     handler: async (req) => {
-      const body = parse(LoginBody, req.body);
-      const limitKey = `${req.ip}|${body.email.toLowerCase()}`;
+      const body = bodyOf(req, LoginBody);
+      // Per address across emails first (one password sprayed over many accounts), then per address and email.
+      // Every attempt takes its points before the password is checked, so a burst of concurrent guesses cannot
+      // pass the limit; a success gives the address's point back and clears its email's count.
+      const address = req.ip ?? 'unknown';
+      const limitKey = `${address}|${body.email.toLowerCase()}`;
+      await deps.rateLimits.consume('loginAddress', address);
       await deps.rateLimits.consume('login', limitKey);
       const user = await deps.repos.tenants.findUserByEmail(body.email);
       const ok = await verifyPassword(body.password, user?.password_hash ?? DUMMY_HASH);
       if (!user || !ok) throw new ApiError('unauthenticated', 'email or password is wrong');
       await deps.rateLimits.reset('login', limitKey);
+      await deps.rateLimits.reward('loginAddress', address);
       const access_token = await deps.tokens.issue({ sub: user.id, tenantId: user.tenant_id, role: user.role });
       return { access_token, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds, role: user.role, tenant_id: user.tenant_id };
     },
@@ -45,7 +50,7 @@ export function authRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Create a service API key. The key is shown once in this response and stored only as a SHA-256 hash.',
     responses: { 201: 'the key record plus `key`' },
     handler: async (req, res) => {
-      const body = parse(ApiKeyBody, req.body);
+      const body = bodyOf(req, ApiKeyBody);
       const { key, row } = await deps.repos.tenants.createApiKey(principalOf(req).tenantId, body.name, body.role);
       res.status(201).json({ ...publicKey(row), key });
     },

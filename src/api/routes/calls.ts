@@ -4,9 +4,10 @@
  * POST /v1/calls/:id/transfer is declared by the stream routes and calls deps.calls.transfer.
  */
 import { z } from 'zod';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../auth_middleware.js';
+import { hasRole } from '../../auth/tokens.js';
 import { parse } from '../validate.js';
 import { ApiError } from '../../errors.js';
 import { DispatchBody, ListQuery } from '../../calls/dispatch_schema.js';
@@ -15,6 +16,7 @@ import { encodeCursor } from '../../calls/repo.js';
 const CallIdParam = z.object({ id: z.string().regex(/^call_[0-9a-f]{24}$/, 'must be call_<24 hex>') });
 const RecordingQuery = z.object({ expires: z.coerce.number().int(), sig: z.string().min(1).max(100) });
 const callAuth = { kind: 'auth', apiKey: true } as const;
+const AuditQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100) });
 
 export function callRoutes(t: RouteTable, deps: AppDeps): void {
   const callId = (params: unknown) => {
@@ -28,14 +30,35 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Dispatches an outbound AI call (spec §2.1). agent_id of the tenant (default "default") or inline agent runtime '
       + 'settings (§2.3). Returns the call with status dialing (stored with its queued and dialing status items: it is '
       + 'dialed at once); it moves on to in_progress -> completed '
-      + '(or no_answer, busy, failed, canceled). In simulator mode the magic numbers +1500555000[1-9] force outcomes.',
-    responses: { 201: 'the created call', 400: 'validation_failed', 404: 'unknown agent_id', 429: 'concurrency_limited' },
+      + '(or no_answer, busy, failed, canceled). In simulator mode the magic numbers +1500555000[1-9] force outcomes. '
+      + 'Gates, as for leads and campaigns: a number on the tenant\'s do-not-disturb list without a recorded consent is '
+      + 'refused 422 dnd_blocked (gate "dnd"); outside 09:00-21:00 in every zone of the callee\'s country 422 '
+      + 'outside_calling_hours (gate "calling_hours", next_window_at). Numbers that reach no one (the simulator\'s, '
+      + '555-0100 to 555-0199, UK 07700 900xxx) have no calling hours. An admin (JWT or admin API key) may mark the call '
+      + 'transactional {"transactional": {"reason": "…"}} where regulation allows: it lifts both gates, and who marked it, '
+      + 'why and when are stored on the call (compliance) and in GET /v1/compliance/audit.',
+    responses: {
+      201: 'the created call', 400: 'validation_failed', 403: 'transactional mark without the admin role', 404: 'unknown agent_id',
+      422: 'dnd_blocked or outside_calling_hours (gate says which)', 429: 'concurrency_limited',
+    },
     handler: async (req, res) => {
       const p = principalOf(req);
-      const body = parse(DispatchBody, req.body, 'body');
-      const call = await deps.calls.dispatch(p.tenantId, body);
+      const body = bodyOf(req, DispatchBody);
+      if (body.transactional && !hasRole(p, 'admin')) {
+        throw new ApiError('forbidden', 'marking a call transactional (past the do-not-disturb and calling-hours gates) needs the admin role: an admin JWT or an admin API key');
+      }
+      const call = await deps.calls.dispatch(p.tenantId, body, { at: deps.calls.clock(), by: { sub: p.sub, kind: p.kind } });
       res.status(201).location(`${deps.config.publicBaseUrl}/calls/${call.id}`).json(call);
     },
+  });
+
+  t.add({
+    method: 'get', path: '/compliance/audit', tag: 'Calls', auth: { kind: 'auth', role: 'admin' }, query: AuditQuery,
+    summary: 'Audit of calls marked transactional (placed past the do-not-disturb and calling-hours gates): call_id, the '
+      + 'number as its SHA-256 hex, the reason given, who marked it (actor, actor_kind user|api_key), the gates it lifted and '
+      + 'when; newest first. It outlives the call and an erasure of the callee (the proof the exempt call was lawful).',
+    responses: { 200: '{ data: audit records }' },
+    handler: async (req) => ({ data: await deps.calls.complianceAudit(principalOf(req).tenantId, parse(AuditQuery, req.query, 'query').limit) }),
   });
 
   t.add({

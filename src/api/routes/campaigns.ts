@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { CampaignBody } from '../../campaigns/schema.js';
 import { TRANSITIONS, type CampaignAction } from '../../campaigns/repo.js';
@@ -24,7 +24,7 @@ export function campaignRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Create a campaign (state draft): agent_id, contacts [{phone (E.164), context?}] (at most 10,000; duplicates merged), calling_window {start, end} "HH:MM" local in timezone (IANA), max_concurrency, retry {max_attempts, backoff_minutes, on: [no_answer, busy]}, tools?, webhook_url?.',
     responses: { 201: 'created (draft)' },
     handler: async (req, res) => {
-      const body = parse(CampaignBody, req.body);
+      const body = bodyOf(req, CampaignBody);
       const p = principalOf(req);
       if (!(await deps.repos.agents.get(p.tenantId, body.agent_id))) {
         throw new ApiError('validation_failed', `body.agent_id: no agent ${body.agent_id} in this tenant`, { fields: [{ path: 'body.agent_id', message: 'unknown agent' }] });

@@ -1,23 +1,29 @@
 /**
  * Do-not-disturb registry and consent log (TRAI/DND). Auth, chosen because adding to DND or recording a
  * consent only ever follows a customer's own statement, while removing from DND loosens compliance:
- *  - POST /dnd/import, GET /dnd/check, POST /consents: operator JWT or service key;
+ *  - POST /dnd/import, GET /dnd (the list), GET /dnd/check, POST /consents: operator JWT or service key;
  *  - DELETE /dnd/:phone and GET /consents/export (personal data in bulk): admin JWT.
  * A consent lets a DND number through the gate (never through calling hours).
  */
 import { z } from 'zod';
 import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError, notFound } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { toE164 } from '../../leads/phone.js';
 import { toCsv } from '../../leads/csv.js';
+import { dndBlocks } from '../../leads/gates.js';
 
 const ImportBody = z.strictObject({
   numbers: z.array(z.string().min(3).max(40)).min(1).max(10_000),
   source: z.string().trim().min(1).max(100).default('import'),
+});
+const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+  /** next_cursor of the previous page */
+  cursor: z.string().regex(/^\+[1-9]\d{1,14}$/, 'not a cursor of this list').optional(),
 });
 const CheckQuery = z.strictObject({ phone: z.string().min(3).max(40) });
 const ConsentBody = z.strictObject({
@@ -38,7 +44,7 @@ export function dndRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Bulk-add numbers (any format, normalised to E.164) to the tenant DND registry. All-or-nothing: one invalid number refuses the import (400 lists them).',
     responses: { 200: '{received, added, already_listed}' },
     handler: async (req) => {
-      const body = parse(ImportBody, req.body);
+      const body = bodyOf(req, ImportBody);
       const bad: { path: string; message: string }[] = [];
       const numbers = body.numbers.map((n, i) => {
         try { return toE164(n, region); } catch { bad.push({ path: `body.numbers.${i}`, message: 'not a valid phone number' }); return ''; }
@@ -50,6 +56,15 @@ export function dndRoutes(t: RouteTable, deps: AppDeps): void {
     },
   });
   t.add({
+    method: 'get', path: '/dnd', tag: 'dnd', auth: { kind: 'auth', role: 'operator', apiKey: true }, query: ListQuery,
+    summary: 'The tenant DND registry by number (E.164, ascending): {e164, source, created_at}; page with limit (1-200) and cursor = next_cursor.',
+    handler: async (req) => {
+      const q = parse(ListQuery, req.query, 'query');
+      const rows = await deps.leads.dnd.list(principalOf(req).tenantId, q.limit, q.cursor);
+      return { data: rows, next_cursor: rows.length === q.limit ? rows.at(-1)!.e164 : null };
+    },
+  });
+  t.add({
     method: 'get', path: '/dnd/check', tag: 'dnd', auth: { kind: 'auth', role: 'operator', apiKey: true }, query: CheckQuery,
     summary: 'Is the number on the tenant DND registry, and does a consent let it through?',
     handler: async (req) => {
@@ -57,9 +72,10 @@ export function dndRoutes(t: RouteTable, deps: AppDeps): void {
       const tenantId = principalOf(req).tenantId;
       const entry = await deps.leads.dnd.get(tenantId, e164);
       const consents = await deps.leads.consents.list(tenantId, e164);
-      const now = Date.now();
-      const consented = consents.some((c) => Date.parse(c.consented_at) <= now);
-      return { phone: e164, dnd: !!entry, source: entry?.source ?? null, listed_at: entry?.created_at ?? null, consented, callable: !entry || consented };
+      const now = new Date();
+      const consented = consents.some((c) => Date.parse(c.consented_at) <= now.getTime());
+      const callable = !(await dndBlocks(deps.db, tenantId, e164, now)); // the one DND rule (dnd_blocks.sql)
+      return { phone: e164, dnd: !!entry, source: entry?.source ?? null, listed_at: entry?.created_at ?? null, consented, callable };
     },
   });
   t.add({
@@ -77,7 +93,7 @@ export function dndRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Record a consent (who, when, how, evidence); recorded_by is the caller of this route. A consent lets a DND number be called.',
     responses: { 201: 'the consent record' },
     handler: async (req, res) => {
-      const body = parse(ConsentBody, req.body);
+      const body = bodyOf(req, ConsentBody);
       const p = principalOf(req);
       const consent = await deps.leads.consents.add({
         id: newId('cons'), tenant_id: p.tenantId, e164: toE164(body.phone, region), method: (body.method ?? body.source)!,

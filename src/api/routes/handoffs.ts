@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 
 const ListQuery = z.strictObject({
@@ -42,7 +42,7 @@ export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
     method: 'post', path: '/handoffs/:id/reply', tag: 'handoffs', auth: OPERATOR, body: ReplyBody,
     summary: "The accepting operator's message: appended to the conversation and, for a call, published on its live stream (transcript, speaker operator).",
     responses: { 200: 'appended', 409: 'not accepted, or accepted by another operator' },
-    handler: async (req) => h.reply(principalOf(req), parse(IdParam, req.params, 'params').id, parse(ReplyBody, req.body).text),
+    handler: async (req) => h.reply(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ReplyBody).text),
   });
   t.add({
     method: 'post', path: '/handoffs/:id/resolve', tag: 'handoffs', auth: OPERATOR,

@@ -14,6 +14,7 @@ import { campaignRoutes } from './campaigns.js';
 import { inboundRoutes } from './inbound.js';
 import { callRoutes } from './calls.js';
 import { mediaRoutes } from './media.js';
+import { carrierRoutes } from './carriers.js';
 import { conversationRoutes } from './conversations.js';
 import { leadRoutes } from './leads.js';
 import { dndRoutes } from './dnd.js';
@@ -36,4 +37,5 @@ export const ROUTE_MODULES: RouteModule[] = [
   handoffRoutes,
   callRoutes,
   mediaRoutes,
+  carrierRoutes,
 ];

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { notFound } from '../../errors.js';
 import { leadView } from '../../leads/service.js';
@@ -36,7 +36,7 @@ export function leadRoutes(t: RouteTable, deps: AppDeps): void {
       + "A gated call is not dialed: call.status 'blocked' (reason dnd) or 'scheduled' (scheduled_for = next window, dialed then).",
     responses: { 201: 'lead created; see call.status', 200: 'duplicate lead within the window: the existing lead, duplicate: true', 404: 'unknown agent_id' },
     handler: async (req, res) => {
-      const body = parse(LeadBody, req.body);
+      const body = bodyOf(req, LeadBody);
       const p = principalOf(req);
       const { lead, duplicate } = await deps.leads.leads.create({ tenantId: p.tenantId, sub: p.sub }, body);
       res.status(duplicate ? 200 : 201).json({ ...lead, duplicate });

@@ -1,14 +1,12 @@
 /**
- * Privacy (admin JWT): export and erase a subject ({e164} or {subject} = SHA-256 hex of the E.164 string),
- * the audit trail, the tenant's transcript retention period, and retention runs.
- * POST /privacy/expire accepts an admin JWT or an API key (the service key is how a cron job calls it);
- * an operator JWT is refused.
+ * Privacy (admin JWT): export and erase a subject ({e164} or {subject} = SHA-256 hex of the E.164 string, exactly
+ * one), the audit trail, the tenant's transcript retention period, and retention runs. POST /privacy/expire accepts
+ * an admin JWT or an API key of any role (the service key is how a cron job calls it); an operator JWT is refused.
  */
 import { z } from 'zod';
-import { ApiError } from '../../errors.js';
 import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { SubjectBody, hashOfInput } from '../../privacy/subject.js';
 
@@ -19,19 +17,25 @@ export function privacyRoutes(t: RouteTable, deps: AppDeps): void {
   const admin = { kind: 'auth', role: 'admin' } as const;
   t.add({
     method: 'post', path: '/privacy/export', tag: 'privacy', auth: admin, body: SubjectBody,
-    summary: "Export every row of the tenant's data about a subject ({e164} or {subject}: SHA-256 hex of the E.164 string), grouped by table. The export is audited (hash only).",
+    summary: "Export every row of the tenant's data about a subject (exactly one of {e164} or {subject}: SHA-256 hex of the E.164 string; both or neither is a 400 saying so), grouped by table. The export is audited (hash only).",
     handler: async (req) => {
       const p = principalOf(req);
-      return deps.privacy.export(p.tenantId, hashOfInput(parse(SubjectBody, req.body)), p.sub);
+      return deps.privacy.export(p.tenantId, hashOfInput(bodyOf(req, SubjectBody)), p.sub);
     },
   });
   t.add({
     method: 'post', path: '/privacy/erase', tag: 'privacy', auth: admin, body: SubjectBody,
-    summary: 'Erase a subject from leads, calls, transcripts, conversations, recordings (files too), webhook logs, campaign contacts, bookings and consents of the tenant, in one transaction; do-not-disturb entries are retained (an opt-out must keep working). Returns counts per table and the audit id. 409 while the subject has a call in progress.',
-    responses: { 200: 'erased: counts per table, retained tables with reasons, audit id', 409: 'a call of the subject is in progress (retry when it ends)' },
+    summary: 'Erase a subject, in one request: calls of the subject not over yet are ended first (ended_reason erased, through the '
+      + "call engine's hang-up path: carrier hang-up, stored outcome; a call driven by another instance is ended in storage), then "
+      + 'leads, calls, transcripts, conversations, recordings (files too), webhook logs, campaign contacts, bookings and consents '
+      + 'of the tenant go in one transaction; do-not-disturb entries and the audit of transactional calls are retained (with '
+      + 'reasons). Returns ended_calls, counts per table and the audit id (the audit counts the ended calls).',
+    responses: { 200: 'erased: ended_calls, counts per table, retained tables with reasons, audit id', 409: 'calls of the subject kept starting while it was erased (retry)' },
     handler: async (req) => {
       const p = principalOf(req);
-      return deps.privacy.erase(p.tenantId, hashOfInput(parse(SubjectBody, req.body)), p.sub);
+      return deps.privacy.erase(p.tenantId, hashOfInput(bodyOf(req, SubjectBody)), p.sub, {
+        endCalls: (ids) => deps.calls.endCalls(p.tenantId, ids, 'erased'),
+      });
     },
   });
   t.add({
@@ -52,16 +56,15 @@ export function privacyRoutes(t: RouteTable, deps: AppDeps): void {
     summary: "Set the tenant's transcript retention period {days} (1-3650).",
     handler: async (req) => {
       const p = principalOf(req);
-      return { days: await deps.privacy.setRetentionDays(p.tenantId, parse(RetentionBody, req.body).days, p.sub) };
+      return { days: await deps.privacy.setRetentionDays(p.tenantId, bodyOf(req, RetentionBody).days, p.sub) };
     },
   });
   t.add({
-    method: 'post', path: '/privacy/expire', tag: 'privacy', auth: { kind: 'auth', apiKey: true },
+    method: 'post', path: '/privacy/expire', tag: 'privacy', auth: { kind: 'auth', role: 'admin', apiKey: true, apiKeyRole: 'operator' },
     summary: "Run transcript retention now for the caller's tenant: transcript items and conversation messages older than the retention period are deleted. Admin JWT or API key (Bearer or X-Api-Key); operator JWTs are refused. Also runs on a schedule (PRIVACY_EXPIRE_INTERVAL_MS).",
     responses: { 200: 'counts of deleted rows' },
     handler: async (req) => {
       const p = principalOf(req);
-      if (p.kind === 'user' && p.role !== 'admin') throw new ApiError('forbidden', 'this route needs an admin JWT or an API key');
       const r = await deps.privacy.expire(p.tenantId, p.sub);
       return { deleted: r.deleted, default_cutoff: r.cutoff_default, retention_days: await deps.privacy.getRetentionDays(p.tenantId) };
     },

@@ -3,7 +3,7 @@
  * Message and close-code reference: src/stream/protocol.ts.
  */
 import { z } from 'zod';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { principalOf } from '../auth_middleware.js';
 import { parse } from '../validate.js';
@@ -11,7 +11,6 @@ import { ApiError } from '../../errors.js';
 import { findCall } from '../../stream/event_store.js';
 import { streamUpgradeHandler } from '../../stream/socket.js';
 import { transferBody } from '../../stream/protocol.js';
-import { transferCall } from '../../stream/transfer.js';
 
 const historyQuery = z.strictObject({
   after_seq: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(0),
@@ -51,8 +50,8 @@ export function streamRoutes(t: RouteTable, deps: AppDeps): void {
     responses: { 200: 'transfer accepted', 404: 'unknown call', 409: 'call has already ended' },
     handler: async (req) => {
       const p = principalOf(req);
-      const body = parse(transferBody, req.body ?? {}, 'body');
-      return transferCall(deps, p.tenantId, String(req.params.id), { target: body.target, by: p.sub });
+      const body = bodyOf(req, transferBody);
+      return deps.calls.transfer(p.tenantId, String(req.params.id), { target: body.target, by: p.sub });
     },
   });
 }

@@ -2,9 +2,8 @@
 import { z } from 'zod';
 import { ApiError, conflict, notFound } from '../../errors.js';
 import { hashPassword } from '../../auth/passwords.js';
-import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
-import type { RouteTable } from '../route_table.js';
+import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 
 export const UserBody = z.strictObject({
@@ -24,7 +23,7 @@ export function userRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Create a user of this tenant with role admin or operator (password hashed with scrypt).',
     responses: { 201: 'created', 409: 'email already registered' },
     handler: async (req, res) => {
-      const body = parse(UserBody, req.body);
+      const body = bodyOf(req, UserBody);
       const user = await deps.repos.tenants.createUser({ tenantId: principalOf(req).tenantId, email: body.email, role: body.role, passwordHash: await hashPassword(body.password) });
       if (!user) throw conflict('a user with this email already exists');
       res.status(201).json(user);

@@ -1,4 +1,4 @@
--- Business A: do-not-disturb registry, consent log, leads, their scheduled calls, handoff audit trail.
+-- Do-not-disturb registry, consent log, leads, their scheduled calls, handoff audit trail.
 
 -- Per-tenant do-not-disturb registry (TRAI/NDNC style): numbers here are never dialed without consent.
 CREATE TABLE dnd_numbers (

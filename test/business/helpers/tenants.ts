@@ -22,7 +22,7 @@ export async function userToken(srv: Srv, tenantId: string, email: string, role:
  * conversation and closes its job; it stores no call.
  */
 type Dialed = { tenantId: string; input: Omit<LeadDispatchInput, 'lead_job_id'> & { lead_job_id?: number } };
-export function recordingCalls(srv: Srv): { dispatched: Dialed[]; real?: LeadCallPort; recorder: LeadCallPort } {
+export function recordingCalls(srv: Srv): { dispatched: Dialed[]; real: LeadCallPort; recorder: LeadCallPort } {
   const dispatched: Dialed[] = [];
   let n = 0;
   const recorder: LeadCallPort = {
@@ -33,8 +33,8 @@ export function recordingCalls(srv: Srv): { dispatched: Dialed[]; real?: LeadCal
       return { id, status: 'queued' };
     },
   };
-  const real = srv.services.leads.calls as LeadCallPort | undefined;
-  if (real?.prepareDispatch) {
+  const real = srv.services.leads.calls;
+  if (real.prepareDispatch) {
     const prepare = real.prepareDispatch.bind(real);
     Object.assign(recorder, {
       maxConcurrentPerTenant: real.maxConcurrentPerTenant,

@@ -1,0 +1,117 @@
+/**
+ * The live call's vocabulary: what happens to a call (inputs, past tense), what the session decides to do about
+ * it (actions, imperative), and the state those decisions rest on. All times are media time (ms from the call's
+ * first frame, counted in frames), never wall clock, so a simulated call reaches the same decisions at any speed.
+ */
+
+export type Phase =
+  /** answered, nothing said yet */
+  | 'idle'
+  /** the AI disclosure is playing: it cannot be interrupted; caller speech is kept and answered after it */
+  | 'disclosure'
+  /** the agent is silent, waiting for the caller */
+  | 'listening'
+  /** the caller's turn ended: transcript, dialog and synthesis are working, nothing audible yet */
+  | 'thinking'
+  /** the agent's reply is playing */
+  | 'speaking'
+  /** the caller spoke over the reply: playout paused until the words decide (backchannel resumes, words cut) */
+  | 'interrupted'
+  /** a transfer to a human is under way */
+  | 'transferring'
+  /** the call is wrapping up: the last words play, or it holds for an operator after an escalation */
+  | 'ending'
+  | 'ended';
+
+export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail';
+
+export type ReplyEnding = { kind: 'escalate' | 'end_call'; reason: string };
+
+/** When the caller's turn ended, for the reply's latency split. */
+export interface TurnTiming { speechEndMs: number; endedAtMs: number }
+
+export type SessionInput =
+  | { type: 'CallAnswered' }
+  /** one more inbound frame: media time advanced (drives the no-input check-in and the escalation hold) */
+  | { type: 'MediaAdvanced'; mediaMs: number }
+  | { type: 'SpeechStarted'; atMs: number }
+  | { type: 'SpeechStopped'; atMs: number; speechEndMs: number }
+  | { type: 'TurnEnded'; atMs: number; speechEndMs: number }
+  /** `protectedAudio`: what is playing now is marked uninterruptible */
+  | { type: 'BargeInDetected'; atMs: number; protectedAudio: boolean }
+  /** the detector found the overlapping speech too short to be an interruption */
+  | { type: 'InterruptionRecovered'; atMs: number }
+  | { type: 'TranscriptInterim'; text: string }
+  | { type: 'TranscriptFinal'; purpose: TranscriptPurpose; text: string; turn?: TurnTiming }
+  | { type: 'TranscriptFailed'; purpose: TranscriptPurpose; turn?: TurnTiming; error: unknown }
+  /** the reply's first audio is queued for the caller */
+  | { type: 'ReplyAudible'; replyId: number }
+  /** the reply has nothing more to say (all its audio is queued); `ending` if the dialog ends or escalates */
+  | { type: 'ReplyGenerated'; replyId: number; ending?: ReplyEnding }
+  /** everything queued has played */
+  | { type: 'PlayoutDrained'; replyId: number }
+  | { type: 'TransferRequested'; target: string }
+  | { type: 'TransferCompleted' }
+  | { type: 'TransferFailed'; reason: string }
+  | { type: 'HangupRequested'; reason: string }
+  /** the carrier ended the stream ('stop': the caller hung up) or the socket closed */
+  | { type: 'MediaEnded'; reason: 'stop' | 'closed' }
+  /** answering-machine detection: a machine answered; `beepDone` once its greeting is over */
+  | { type: 'MachineDetected'; beepDone: boolean };
+
+export type TranscriptPurpose = 'turn' | 'barge_in';
+export type { BargeInVerdict } from '../audio/index.js';
+import type { BargeInVerdict } from '../audio/index.js';
+
+
+export type SessionAction =
+  | { type: 'StartReply'; replyId: number; kind: ReplyKind; callerText: string; turn?: TurnTiming; sttFailure?: unknown }
+  /** stop generating, drop unplayed audio (carrier clear) and keep in the history only what the caller heard */
+  | { type: 'CutReply'; replyId: number }
+  /** the reply played in full: into the history */
+  | { type: 'CompleteReply'; replyId: number }
+  | { type: 'PausePlayout' }
+  | { type: 'ResumePlayout' }
+  | { type: 'FinalizeTranscript'; purpose: TranscriptPurpose; turn?: TurnTiming }
+  /** tells the audio detector how a pending barge-in ended */
+  | { type: 'ResolveBargeIn'; verdict: BargeInVerdict }
+  | { type: 'RecordCallerTurn'; text: string }
+  | { type: 'RecordBackchannel'; text: string }
+  | { type: 'RecordInterruption' }
+  | { type: 'DisclosureDelivered' }
+  | { type: 'Escalate'; reason: string }
+  | { type: 'Transfer'; target: string }
+  | { type: 'EndCall'; reason: string };
+
+export interface SessionSettings {
+  /** the agent has a disclosure to speak first */
+  hasDisclosure: boolean;
+  /** caller silence after the agent finished before the agent checks in (media ms) */
+  noInputMs: number;
+  /** after an escalation, how long the call holds for a transfer before it ends (media ms) */
+  escalationHoldMs: number;
+  /** what a machine answer gets: a voicemail message, or a hang-up */
+  voicemail: 'leave_message' | 'hangup';
+}
+
+export interface ReplyState { id: number; kind: ReplyKind; callerText: string; audible: boolean; done: boolean; ending?: ReplyEnding }
+
+export interface SessionState {
+  phase: Phase;
+  settings: SessionSettings;
+  mediaMs: number;
+  /** media time of the last caller or agent activity (the no-input check-in counts from here) */
+  lastActivityMs: number;
+  reply?: ReplyState;
+  lastReplyId: number;
+  callerInTurn: boolean;
+  /** a transcript is being finalised; no check-in meanwhile */
+  transcribing: number;
+  /** what the caller said that is still to be answered (speech during the disclosure, words that cut a reply) */
+  heldText: string;
+  disclosureDelivered: boolean;
+  /** the call ends when media time reaches this (escalation hold), with endReason */
+  endAtMs?: number;
+  endReason?: string;
+  machine: boolean;
+}

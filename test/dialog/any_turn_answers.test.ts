@@ -1,0 +1,44 @@
+/**
+ * What broke: "Hi, my name is Anita Rao" as the first turn was taken as a greeting and the name asked again (then
+ * "Sorry, I didn't catch that", then escalation); "eighty lakh" was no budget while "80 lakh" was.
+ */
+import t from 'tap';
+import { converse, textOf } from './helpers/converse.js';
+import { DEFAULT_AGENT } from '../../src/repos/agents.js';
+
+t.test('the first turn of a demo may carry the name', async (t) => {
+  const c = converse(['Hi, my name is Anita Rao'], {}, { callerFirst: true });
+  t.same(c.turns[0].filter((e) => e.type === 'entity'), [{ type: 'entity', key: 'customer_name', value: 'Anita Rao' }]);
+  const text = textOf(c.turns[0]);
+  t.ok(text.startsWith(DEFAULT_AGENT.disclosure_script), 'the disclosure still comes first');
+  t.ok(text.endsWith(DEFAULT_AGENT.qualify_script[1].question), 'and the agent moves on to the next question');
+  t.notMatch(text, /didn't catch/);
+});
+
+t.test('one turn may answer several questions, in any order', async (t) => {
+  const c = converse(['Hi, I am Anita Rao, looking for a 2BHK flat with a budget of eighty lakh', 'tomorrow at 10 am']);
+  t.same(c.extracted, {
+    customer_name: 'Anita Rao', intent: 'a 2BHK flat', budget: '8000000 INR',
+    scheduled_slot: '2026-11-23T10:00:00+05:30', qualification_score: 100,
+  });
+  t.equal(c.turns.length, 3, 'two caller turns were enough');
+});
+
+t.test('an answer to a later question while another is asked', async (t) => {
+  const c = converse(['My budget is one point two crore', 'Ravi']);
+  t.equal(c.extracted.budget, '12000000 INR');
+  t.equal(textOf(c.turns[1]), DEFAULT_AGENT.qualify_script[0].question, 'the name is still wanted: asked again, no apology');
+  t.equal(c.extracted.customer_name, 'Ravi');
+});
+
+t.test('amounts in words and digits, Indian and international, one normal form', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['eighty lakh', '8000000 INR'], ['80 lakh', '8000000 INR'], ['₹80L', '8000000 INR'], ['one point two crore', '12000000 INR'],
+    ['two hundred thousand', '200000'], ['1.5 million', '1500000'], ['around 400,000 dollars', '400000 USD'],
+    ['one and a half million dollars', '1500000 USD'], ['1,50,000 rupees', '150000 INR'], ['$350k', '350000 USD'],
+  ];
+  for (const [said, stored] of cases) {
+    const c = converse(['Anna', 'a villa by the sea', said]);
+    t.equal(c.extracted.budget, stored, said);
+  }
+});

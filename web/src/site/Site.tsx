@@ -1,0 +1,233 @@
+/**
+ * The public site: talk to the agent by text or microphone, see what it heard, how long the work took and what
+ * it extracted. The AI disclosure is shown before anything is sent.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { encodeSimVoice } from '../../../src/simvoice/encoder';
+import { describeError } from '../shared/http';
+import { resolveBase, type RuntimeSettings } from '../shared/settings';
+import { audioTurn, createConversation, replyAudioUrl, textTurn, type Conversation, type TurnReply } from './demo';
+import { MicRecording, pcmToWav, SAMPLE_RATE_HZ } from './mic';
+import { TurnDetails } from './TurnDetails';
+
+interface Message { id: number; role: 'agent' | 'caller'; text: string; via?: 'text' | 'microphone' | 'simulated speech' }
+
+/** Longest recording the page sends: the service's limit, capped at half a minute (a demo turn is a sentence). */
+const MAX_RECORDING_SECONDS = 30;
+
+export function Site({ settings }: { settings: RuntimeSettings }) {
+  const base = resolveBase(settings.public_voice_api_endpoint);
+  const [conversation, setConversation] = useState<Conversation>();
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [entities, setEntities] = useState<Record<string, string | number>>({});
+  const [last, setLast] = useState<TurnReply>();
+  const [audioUrl, setAudioUrl] = useState<string>();
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [recording, setRecording] = useState<MicRecording>();
+  const [, tick] = useState(0);
+  const player = useRef<HTMLAudioElement>(null);
+  const nextId = useRef(1);
+  const maxSeconds = Math.min(MAX_RECORDING_SECONDS, settings.audio_max_seconds);
+
+  // Re-render while recording (timer and level meter); stop at the length limit.
+  useEffect(() => {
+    if (!recording) return;
+    const timer = setInterval(() => {
+      if (recording.seconds >= maxSeconds) void stopAndSend();
+      tick((n) => n + 1);
+    }, 100);
+    return () => clearInterval(timer);
+  }, [recording]);
+
+  useEffect(() => {
+    if (audioUrl) void player.current?.play().catch(() => { /* autoplay refused: the controls are there */ });
+    return () => { if (audioUrl) URL.revokeObjectURL(audioUrl); };
+  }, [audioUrl]);
+
+  const push = (m: Omit<Message, 'id'>) => setMessages((all) => [...all, { ...m, id: nextId.current++ }]);
+
+  async function ensureConversation(): Promise<Conversation> {
+    if (conversation && conversation.state !== 'closed') return conversation;
+    const c = await createConversation(base);
+    setConversation(c);
+    return c;
+  }
+
+  async function run(label: string, turn: (c: Conversation) => Promise<TurnReply>, shown?: Omit<Message, 'id'>) {
+    setBusy(label);
+    setError(undefined);
+    try {
+      const c = await ensureConversation();
+      if (shown) push(shown);
+      const r = await turn(c);
+      if (!shown) push({ role: 'caller', text: r.caller.text || '(nothing recognised)', via: 'microphone' });
+      push({ role: 'agent', text: r.agent.text });
+      setEntities((e) => ({ ...e, ...r.agent.entities }));
+      setLast(r);
+      setAudioUrl(replyAudioUrl(r));
+      setConversation({ ...c, state: r.state });
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(undefined);
+    }
+  }
+
+  function sendText(ev: Event) {
+    ev.preventDefault();
+    const t = text.trim();
+    if (!t || busy) return;
+    setText('');
+    void run('Sending…', (c) => textTurn(base, c.id, t), { role: 'caller', text: t, via: 'text' });
+  }
+
+  function sendSimulatedSpeech() {
+    const t = text.trim();
+    if (!t || busy) return;
+    setText('');
+    const wav = pcmToWav(encodeSimVoice(t, { sampleRateHz: SAMPLE_RATE_HZ }), SAMPLE_RATE_HZ);
+    void run('Sending audio…', (c) => audioTurn(base, c.id, wav), { role: 'caller', text: t, via: 'simulated speech' });
+  }
+
+  async function startRecording() {
+    setError(undefined);
+    try {
+      setRecording(await MicRecording.start());
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      setError(name === 'NotAllowedError'
+        ? 'Microphone access was blocked. Allow it from the address bar, or type your message instead.'
+        : name === 'NotFoundError' ? 'No microphone was found. You can type your message instead.' : describeError(err));
+    }
+  }
+
+  async function stopAndSend() {
+    const rec = recording;
+    if (!rec) return;
+    setRecording(undefined);
+    const wav = await rec.stop();
+    void run('Sending audio…', (c) => audioTurn(base, c.id, wav));
+  }
+
+  function startOver() {
+    void recording?.cancel();
+    setRecording(undefined);
+    setConversation(undefined);
+    setMessages([]);
+    setEntities({});
+    setLast(undefined);
+    setAudioUrl(undefined);
+    setError(undefined);
+  }
+
+  const closed = conversation?.state === 'closed' || conversation?.state === 'handoff';
+  return (
+    <>
+      <header class="site-header">
+        <div class="container bar">
+          <a class="brand" href="/"><img src="/favicon.svg" alt="" width="28" height="28" /> voicecall</a>
+          <a href="/app">Operator sign-in</a>
+        </div>
+      </header>
+      <main class="container" id="main">
+        <section class="hero">
+          <h1>Talk to an AI calling agent</h1>
+          <p>This is the agent our customers put on the phone to qualify leads. Type or speak to it as if it had
+            just called you: it asks a few questions, and the panel shows what it understood.</p>
+          <aside class="disclosure" role="note" aria-label="AI disclosure">
+            <strong>You are talking to an AI, not a person.</strong> What you type or say is sent to this service to
+            produce the replies and is kept with the conversation
+            {conversation?.expires_at ? <> until {new Date(conversation.expires_at).toLocaleTimeString()}</> : ' for an hour'}, then deleted.
+            Please don't share anything sensitive.
+          </aside>
+        </section>
+
+        <div class="demo-grid">
+          <section class="chat" aria-labelledby="chat-title">
+            <h2 id="chat-title">Conversation</h2>
+            <div class="messages-box" role="log" aria-live="polite" aria-label="Conversation messages">
+            <ol class="messages">
+              {messages.length === 0 && <li class="empty">Say hello to start. The agent introduces itself first.</li>}
+              {messages.map((m) => (
+                <li key={m.id} class={`msg ${m.role}`}>
+                  <span class="who">{m.role === 'agent' ? 'Agent (AI)' : 'You'}{m.via && m.via !== 'text' ? ` · ${m.via}` : ''}</span>
+                  <span class="text">{m.text}</span>
+                </li>
+              ))}
+            </ol>
+            </div>
+            {busy && <p class="status" role="status" aria-busy="true">{busy}</p>}
+            {error && <p class="error" role="alert">{error}</p>}
+            {closed && <p class="notice" role="status">The agent handed this conversation over. Start over to try again.</p>}
+
+            <form class="composer" onSubmit={sendText}>
+              <label for="message">Your message</label>
+              <div class="composer-row">
+                <input id="message" name="message" autocomplete="off" maxLength={2000} placeholder="e.g. Hi, I'm Priya and I'm looking for a flat"
+                  value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} disabled={!!recording || closed} />
+                <button type="submit" disabled={!text.trim() || !!busy || !!recording || closed}>Send</button>
+              </div>
+              <div class="composer-row secondary">
+                {recording ? (
+                  <button type="button" class="recording" onClick={() => void stopAndSend()}>
+                    Stop and send ({recording.seconds.toFixed(1)} s)
+                  </button>
+                ) : (
+                  <button type="button" class="secondary" onClick={() => void startRecording()} disabled={!!busy || closed}>
+                    Speak with the microphone
+                  </button>
+                )}
+                {recording && (
+                  <meter aria-label="Microphone level" min={0} max={1} value={Math.min(1, recording.level * 4)} />
+                )}
+                {settings.service_mode === 'simulator' && !recording && (
+                  <button type="button" class="outline" onClick={sendSimulatedSpeech} disabled={!text.trim() || !!busy || closed}
+                    title="Encodes your message as the simulator's tone speech and sends it as audio">
+                    Send as simulated speech
+                  </button>
+                )}
+                <button type="button" class="outline secondary" onClick={startOver} disabled={!!busy}>Start over</button>
+              </div>
+              {recording && <p class="hint" role="status">Recording… up to {maxSeconds} s. Press “Stop and send” when you are done.</p>}
+              {settings.service_mode === 'simulator' && (
+                <p class="hint">This service runs its simulator: its speech-to-text understands only the simulator's own
+                  tone code, so a real voice is measured (speech segments, timing) but not transcribed.
+                  “Send as simulated speech” turns your typed message into that code to show the whole audio path.</p>
+              )}
+            </form>
+          </section>
+
+          <aside class="insight" aria-labelledby="insight-title">
+            <h2 id="insight-title">What the agent understood</h2>
+            {Object.keys(entities).length === 0
+              ? <p class="muted">Nothing yet. Try telling it your name, what you are looking for and your budget.</p>
+              : (
+                <dl class="entities">
+                  {Object.entries(entities).map(([k, v]) => (
+                    <div key={k}><dt>{label(k)}</dt><dd>{String(v)}</dd></div>
+                  ))}
+                </dl>
+              )}
+            {last && <TurnDetails reply={last} />}
+            {audioUrl && (
+              <figure class="reply-audio">
+                <figcaption>The agent's reply, spoken</figcaption>
+                <audio ref={player} controls src={audioUrl} />
+              </figure>
+            )}
+          </aside>
+        </div>
+      </main>
+      <footer class="container site-footer">
+        <small>API: <code>{base}</code> · <a href={`${base}/openapi.json`}>OpenAPI</a></small>
+      </footer>
+    </>
+  );
+}
+
+const LABELS: Record<string, string> = {
+  customer_name: 'Name', intent: 'Looking for', budget: 'Budget', scheduled_slot: 'Preferred slot', qualification_score: 'Qualification score',
+};
+export const label = (key: string) => LABELS[key] ?? key.replace(/_/g, ' ');

@@ -55,20 +55,20 @@ export class WebhookOutbox {
     });
   }
 
-  /** The delivery log of a call (tenant-scoped): each webhook with its attempts. */
+  /** The delivery log of a call (tenant-scoped): each webhook with its attempts, read in one statement so a
+   *  webhook's state and its attempts come from the same snapshot. */
   async log(tenantId: string, callId: string) {
-    const hooks = await this.db.query<{ id: string; url: string; event_type: string; state: string; attempts: number; next_attempt_at: Date | string; delivered_at: Date | string | null; created_at: Date | string }>(
-      `SELECT id, url, event_type, state, attempts, next_attempt_at, delivered_at, created_at FROM webhook_outbox
-       WHERE tenant_id = $1 AND call_id = $2 ORDER BY created_at`, [tenantId, callId]);
-    const attempts = await this.db.query<DeliveryLogEntry & { at: Date | string }>(
-      `SELECT webhook_id, attempt, status_code, error, duration_ms, at FROM webhook_attempts WHERE tenant_id = $1 AND call_id = $2 ORDER BY id`,
-      [tenantId, callId]);
+    const hooks = await this.db.query<{ id: string; url: string; event_type: string; state: string; attempts: number; next_attempt_at: Date | string; delivered_at: Date | string | null; created_at: Date | string; log: Array<Omit<DeliveryLogEntry, 'webhook_id'>> }>(
+      `SELECT o.id, o.url, o.event_type, o.state, o.attempts, o.next_attempt_at, o.delivered_at, o.created_at,
+              COALESCE((SELECT json_agg(json_build_object('attempt', a.attempt, 'status_code', a.status_code, 'error', a.error,
+                                                          'duration_ms', a.duration_ms, 'at', a.at) ORDER BY a.id)
+                        FROM webhook_attempts a WHERE a.call_id = o.call_id AND a.webhook_id = o.id), '[]'::json) AS log
+       FROM webhook_outbox o WHERE o.tenant_id = $1 AND o.call_id = $2 ORDER BY o.created_at`, [tenantId, callId]);
     const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
     return hooks.rows.map((h) => ({
       webhook_id: h.id, event: h.event_type, url: h.url, state: h.state, attempts: h.attempts, created_at: iso(h.created_at),
       next_attempt_at: h.state === 'pending' ? iso(h.next_attempt_at) : null, delivered_at: iso(h.delivered_at),
-      log: attempts.rows.filter((a) => a.webhook_id === h.id)
-        .map((a) => ({ attempt: a.attempt, status_code: a.status_code, error: a.error, duration_ms: a.duration_ms, at: iso(a.at) })),
+      log: h.log.map((a) => ({ attempt: a.attempt, status_code: a.status_code, error: a.error, duration_ms: a.duration_ms, at: iso(a.at) })),
     }));
   }
 }

@@ -61,12 +61,12 @@ export class CallRepo {
     return Number(r.rows[0].n);
   }
 
-  async get(tenantId: string, id: string): Promise<CallRow | undefined> {
-    return (await this.db.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [id, tenantId])).rows[0];
+  async get(tenantId: string, id: string, q: Queryable = this.db): Promise<CallRow | undefined> {
+    return (await q.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [id, tenantId])).rows[0];
   }
 
-  async transitions(tenantId: string, id: string) {
-    const r = await this.db.query<{ from_status: string | null; to_status: string; reason: string | null; at: Date | string }>(
+  async transitions(tenantId: string, id: string, q: Queryable = this.db) {
+    const r = await q.query<{ from_status: string | null; to_status: string; reason: string | null; at: Date | string }>(
       'SELECT from_status, to_status, reason, at FROM call_lifecycle WHERE call_id = $1 AND tenant_id = $2 ORDER BY era, pos', [id, tenantId]);
     return r.rows.map((t) => ({ from: t.from_status, to: t.to_status, reason: t.reason, at: iso(t.at)! }));
   }

@@ -173,10 +173,13 @@ export class CallService {
   }
 
   async get(tenantId: string, id: string, withTransitions = false): Promise<CallRecord> {
-    const row = await this.repo.get(tenantId, id);
+    // with its transitions, from one snapshot: a status moving meanwhile shows in both or in neither
+    const { row, transitions } = withTransitions
+      ? await this.o.db.snapshot(async (q) => ({ row: await this.repo.get(tenantId, id, q), transitions: await this.repo.transitions(tenantId, id, q) }))
+      : { row: await this.repo.get(tenantId, id), transitions: undefined };
     if (!row) throw new ApiError('not_found', 'call not found');
     const rec = withCompliance(row, toRecord(row, this.o.recordingUrl));
-    if (withTransitions) rec.transitions = await this.repo.transitions(tenantId, id);
+    if (transitions) rec.transitions = transitions;
     return rec;
   }
 

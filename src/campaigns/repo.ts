@@ -1,5 +1,5 @@
 /** Campaign rows, their contacts, progress and the state machine (all tenant-scoped). */
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { newId } from '../ids.js';
 import { conflict, notFound } from '../errors.js';
 import type { CampaignInput, RetryPolicy } from './schema.js';
@@ -68,14 +68,17 @@ export class CampaignRepo {
   }
 
   async get(tenant: string, id: string): Promise<Campaign> {
-    const r = await this.db.query<Row>(`SELECT ${COLS} FROM campaigns WHERE tenant_id = $1 AND id = $2`, [tenant, id]);
-    if (!r.rows[0]) throw notFound('campaign');
-    return { ...toCampaign(r.rows[0]), progress: await this.progress(tenant, id) };
+    // the state and the counts from one snapshot (a cancel moves both at once)
+    return this.db.snapshot(async (q) => {
+      const r = await q.query<Row>(`SELECT ${COLS} FROM campaigns WHERE tenant_id = $1 AND id = $2`, [tenant, id]);
+      if (!r.rows[0]) throw notFound('campaign');
+      return { ...toCampaign(r.rows[0]), progress: await this.progress(tenant, id, q) };
+    });
   }
 
   /** Counts of contacts by state, plus total and attempts so far. */
-  async progress(tenant: string, id: string): Promise<Record<string, number>> {
-    const r = await this.db.query<{ state: string; n: number; attempts: number }>(
+  async progress(tenant: string, id: string, q: Queryable = this.db): Promise<Record<string, number>> {
+    const r = await q.query<{ state: string; n: number; attempts: number }>(
       'SELECT state, count(*)::int AS n, sum(attempts)::int AS attempts FROM campaign_contacts WHERE tenant_id = $1 AND campaign_id = $2 GROUP BY state', [tenant, id]);
     const out: Record<string, number> = { total: 0, attempts: 0, pending: 0, dialing: 0, retry: 0, done: 0, failed: 0, blocked: 0, canceled: 0 };
     for (const x of r.rows) { out[x.state] = x.n; out.total += x.n; out.attempts += x.attempts; }

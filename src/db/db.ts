@@ -22,6 +22,9 @@ export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs fn inside BEGIN/COMMIT on one connection; rolls back when fn throws. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs fn's reads against one snapshot (REPEATABLE READ, READ ONLY): a view built from several statements never
+   *  mixes states from before and after a concurrent commit. */
+  snapshot<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Executes a multi-statement script. */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -116,11 +119,13 @@ class PgDb implements Db {
       return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
     } catch (err) { throw dbError(err); }
   }
-  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> { return this.#inTransaction('BEGIN', fn); }
+  snapshot<T>(fn: (q: Queryable) => Promise<T>): Promise<T> { return this.#inTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn); }
+  async #inTransaction<T>(begin: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect().catch((err) => { throw dbError(err); });
     let broken = false;
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const tx: Tx = {
         query: async <R>(sql: string, params: unknown[] = []) => {
           const q = pgQuery(sql, params);
@@ -176,6 +181,10 @@ class PgliteDb implements Db {
         exec: async (sql: string) => { await t.exec(sql).catch((err) => { throw scrub(err); }); },
       }),
     ).catch((err) => { throw scrub(err); });
+  }
+  // PGlite runs one statement at a time on one connection, and a transaction holds it: nothing commits in between
+  snapshot<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return this.transaction(async (tx) => { await tx.exec('SET TRANSACTION READ ONLY'); return fn(tx); });
   }
   async exec(sql: string): Promise<void> { await this.#db.exec(sql).catch((err) => { throw scrub(err); }); }
   async close(): Promise<void> {

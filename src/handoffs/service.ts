@@ -44,9 +44,12 @@ export class HandoffService {
   }
 
   async get(tenantId: string, id: string): Promise<HandoffView> {
-    const c = await this.#convs.get(tenantId, id);
-    if (!c || !c.handoff_state) throw notFound('handoff');
-    return handoffView(c, await this.history(this.db, tenantId, id));
+    // the state and its history from one snapshot (an accept commits both at once)
+    return this.db.snapshot(async (q) => {
+      const c = await this.#convs.get(tenantId, id, q);
+      if (!c || !c.handoff_state) throw notFound('handoff');
+      return handoffView(c, await this.history(q, tenantId, id));
+    });
   }
 
   accept(p: Principal, id: string): Promise<HandoffView> {

@@ -38,13 +38,16 @@ export class PrivacyService {
   #now = () => (this.o.clock ?? (() => new Date()))();
 
   async export(tenant: string, hash: string, actor: string): Promise<{ subject: string; tables: Record<string, unknown[]> }> {
-    const tables = await existingTables(this.o.db);
-    const scope = await resolveScope(this.o.db, tables, tenant, hash);
-    const out: Record<string, unknown[]> = {};
-    for (const d of SUBJECT_TABLES) {
-      if (!tables.has(d.table)) continue;
-      out[d.table] = (await queryNamed(this.o.db, `SELECT * FROM ${d.table} WHERE ${d.where}`, bind(d.where, scope))).rows;
-    }
+    // every table from one snapshot: a call ending meanwhile shows with its status items and webhooks, or without
+    const out = await this.o.db.snapshot(async (q) => {
+      const tables = await existingTables(q);
+      const scope = await resolveScope(q, tables, tenant, hash);
+      const rows: Record<string, unknown[]> = {};
+      for (const d of SUBJECT_TABLES) {
+        if (tables.has(d.table)) rows[d.table] = (await queryNamed(q, `SELECT * FROM ${d.table} WHERE ${d.where}`, bind(d.where, scope))).rows;
+      }
+      return rows;
+    });
     const counts = Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.length]));
     await audit(this.o.db, { tenant, action: 'export', hash, counts, actor });
     return { subject: hash, tables: out };

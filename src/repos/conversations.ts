@@ -44,8 +44,8 @@ export class ConversationRepo {
   }
 
   /** Tenant-scoped read; tenantId null reads an anonymous conversation only. */
-  async get(tenantId: string | null, id: string): Promise<Conversation | undefined> {
-    const r = await this.db.query<Conversation>(
+  async get(tenantId: string | null, id: string, q: Queryable = this.db): Promise<Conversation | undefined> {
+    const r = await q.query<Conversation>(
       `SELECT ${COLS} FROM conversations WHERE id = $1 AND tenant_id IS NOT DISTINCT FROM $2`, [id, tenantId]);
     return r.rows[0] && row(r.rows[0]);
   }

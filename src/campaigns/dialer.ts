@@ -170,19 +170,25 @@ export class CampaignDialer {
       WHERE id = $1 AND state = 'dialing'`, [id, state, at?.toISOString() ?? null, outcome]);
   }
 
-  /** Moves the dialing contact of this call by the call's final status; idempotent (only from dialing). */
+  /**
+   * Moves the dialing contact of this call by the call's final status; idempotent (only from dialing). The campaign
+   * row is share-locked while the outcome is decided, so a cancel is either seen (the contact ends canceled) or
+   * waits for it (and then cancels the retry it left); never a retry left behind in a canceled campaign.
+   */
   async #applyOutcome(callId: string, status: string): Promise<number> {
-    const r = await this.o.db.query<{ id: string; attempts: number; retry: RetryPolicy; cstate: string }>(
-      `SELECT cc.id, cc.attempts, cp.retry, cp.state AS cstate FROM campaign_contacts cc JOIN campaigns cp ON cp.id = cc.campaign_id
-        WHERE cc.call_id = $1 AND cc.state = 'dialing'`, [callId]);
-    let moved = 0;
-    for (const k of r.rows) {
-      const o = outcomeOf(status, k.attempts, k.retry, k.cstate, this.#now());
-      const u = await this.o.db.query(`UPDATE campaign_contacts SET state = $2, next_attempt_at = $3::timestamptz, last_outcome = $4, updated_at = now()
-        WHERE id = $1 AND state = 'dialing' AND call_id = $5`, [k.id, o.state, o.nextAttemptAt?.toISOString() ?? null, status, callId]);
-      moved += u.rowCount;
-    }
-    return moved;
+    return this.o.db.transaction(async (tx) => {
+      const r = await tx.query<{ id: string; attempts: number; retry: RetryPolicy; cstate: string }>(
+        `SELECT cc.id, cc.attempts, cp.retry, cp.state AS cstate FROM campaign_contacts cc JOIN campaigns cp ON cp.id = cc.campaign_id
+          WHERE cc.call_id = $1 AND cc.state = 'dialing' FOR SHARE OF cp`, [callId]);
+      let moved = 0;
+      for (const k of r.rows) {
+        const o = outcomeOf(status, k.attempts, k.retry, k.cstate, this.#now());
+        const u = await tx.query(`UPDATE campaign_contacts SET state = $2, next_attempt_at = $3::timestamptz, last_outcome = $4, updated_at = now()
+          WHERE id = $1 AND state = 'dialing' AND call_id = $5`, [k.id, o.state, o.nextAttemptAt?.toISOString() ?? null, status, callId]);
+        moved += u.rowCount;
+      }
+      return moved;
+    });
   }
 
   #onEnded(call: EndedCall): void {

@@ -40,6 +40,13 @@ export interface DispatchGates {
   by: { sub: string; kind: 'user' | 'api_key' };
 }
 
+/**
+ * For a dispatcher that gated the number itself (campaigns and leads reschedule outside calling hours rather than
+ * refuse): do-not-disturb is checked again in the statement that stores the call, at `dndAt`, so an entry added
+ * after that gate still blocks the call (answered as `dnd_blocked`).
+ */
+export interface DndRecheck { dndAt: Date }
+
 /** Gates a transactional mark lifts (where regulation allows: a service call about the callee's own transaction). */
 export const TRANSACTIONAL_LIFTS = ['dnd', 'calling_hours'] as const;
 
@@ -93,7 +100,7 @@ export class CallService {
    * its first transitions). Its synchronous commit makes the dispatch durable before the caller hears 201; the
    * items are then only announced on the bus.
    */
-  async dispatch(tenantId: string, input: DispatchInput, gates?: DispatchGates): Promise<CallRecord> {
+  async dispatch(tenantId: string, input: DispatchInput, gates?: DispatchGates | DndRecheck): Promise<CallRecord> {
     const call = this.prepareDispatch(tenantId, input, gates);
     return call.start(await this.#dispatches.push(call.item));
   }
@@ -106,8 +113,10 @@ export class CallService {
    * `item` goes into dispatch_calls there, and `start` takes its answer after that statement
    * committed: refusals become errors; a stored call is announced (its seq 1 and 2 items) and handed to the runner.
    */
-  prepareDispatch(tenantId: string, input: DispatchInput, gates?: DispatchGates): { item: DispatchItem; start(out: DispatchResult): CallRecord } {
+  prepareDispatch(tenantId: string, input: DispatchInput, checks?: DispatchGates | DndRecheck): { item: DispatchItem; start(out: DispatchResult): CallRecord } {
     const id = newId('call');
+    const gates = checks && 'by' in checks ? checks : undefined;
+    const dndAt = checks && 'dndAt' in checks ? checks.dndAt : gates?.at;
     let compliance: CallCompliance | null = null;
     if (gates && input.transactional) {
       compliance = { transactional: true, reason: input.transactional.reason, marked_by: gates.by.sub, marked_by_kind: gates.by.kind,
@@ -136,7 +145,7 @@ export class CallService {
       // The runner dials every call it is handed at once, so the call is stored dialing: no second statement to move it.
       dialing: this.#runner !== undefined,
       // do-not-disturb and consent, in dispatch_calls (dnd_blocks), unless nothing asked for gates or a mark lifts them
-      dnd_at: gates && !compliance ? gates.at.toISOString() : null, compliance, audit_id: compliance?.audit_id ?? null,
+      dnd_at: dndAt && !compliance ? dndAt.toISOString() : null, compliance, audit_id: compliance?.audit_id ?? null,
     };
     return { item, start: (out) => this.#started(item, input, out) };
   }

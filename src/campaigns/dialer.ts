@@ -149,9 +149,10 @@ export class CampaignDialer {
       call = await this.o.calls.dispatch(c.tenant_id, {
         to: k.phone, agent_id: c.agent_id, context: k.context ?? {}, campaign_id: c.id,
         ...(c.tools ? { tools: c.tools } : {}), ...(c.webhook_url ? { webhook_url: c.webhook_url } : {}),
-      });
+      }, { dndAt: now });
     } catch (err) {
       const code = err instanceof ApiError ? err.code : 'internal';
+      if (code === 'dnd_blocked') return this.#release(k.id, 'blocked', null, 'dnd:dnd'); // listed since the gate ran
       if (TRANSIENT.has(code)) return this.#release(k.id, 'retry', new Date(now.getTime() + TRANSIENT_RETRY_MS), code);
       this.o.log.warn({ campaign_id: c.id, code }, 'campaign dispatch failed');
       await this.o.db.query(`UPDATE campaign_contacts SET state = 'failed', last_outcome = $2, updated_at = now() WHERE id = $1 AND state = 'dialing'`, [k.id, code]);

@@ -15,7 +15,8 @@ export interface CampaignDispatchInput {
 export interface EndedCall { id: string; status: string; campaign_id?: string | null }
 
 export interface CampaignCallPort {
-  dispatch(tenantId: string, input: CampaignDispatchInput): Promise<{ id: string; status: string }>;
+  /** `dndAt`: do-not-disturb checked again where the call is stored (an entry added after the dialer's gate) */
+  dispatch(tenantId: string, input: CampaignDispatchInput, checks?: { dndAt: Date }): Promise<{ id: string; status: string }>;
   onCallEnded?(listener: (call: EndedCall) => void): void;
 }
 

@@ -80,10 +80,15 @@ export class LeadDispatcher {
     const calls = this.o.calls();
     try {
       // The dispatch also marks the lead dispatched and this job done, in the call's own transaction.
-      const call = await calls.dispatch(job.tenant_id, { to: lead.e164, lead_id: lead.id, lead_job_id: job.id, conversation_id: lead.conversation_id!, context: { customer_name: lead.name }, timezone: lead.timezone });
+      const call = await calls.dispatch(job.tenant_id, { to: lead.e164, lead_id: lead.id, lead_job_id: job.id, conversation_id: lead.conversation_id!,
+        context: { customer_name: lead.name }, timezone: lead.timezone }, { dndAt: this.o.clock() });
       return { ...lead, call_id: call.id, call_status: 'dispatched', call_reason: null, scheduled_for: null };
     } catch (err) {
       const code = err instanceof ApiError ? err.code : 'internal';
+      if (code === 'dnd_blocked') { // listed since the gate ran
+        await this.#finish(job, 'done', 'blocked: dnd');
+        return set({ callId: null, status: 'blocked', reason: 'dnd' });
+      }
       if (err instanceof ApiError && err.extra.retryable !== false && (code === 'concurrency_limited' || code === 'unavailable')) {
         return this.#reschedule(job, set, new Date(this.o.clock().getTime() + RETRY_DELAY_MS), `retry:${code}`);
       }

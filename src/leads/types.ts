@@ -20,8 +20,8 @@ export interface LeadDial {
 }
 
 export interface LeadCallPort {
-  /** a separate dispatch: the scheduler's, for a lead whose job came due */
-  dispatch(tenantId: string, input: LeadDispatchInput): Promise<{ id: string; status: string }>;
+  /** a separate dispatch: the scheduler's, for a lead whose job came due (`dndAt`: do-not-disturb checked again where the call is stored) */
+  dispatch(tenantId: string, input: LeadDispatchInput, checks?: { dndAt: Date }): Promise<{ id: string; status: string }>;
   /**
    * Optional: the dispatch prepared to run inside the lead's own statement, so a lead dialed at once and its call
    * commit together (the engine's CallService.prepareDispatch). A port without it dials through a job + dispatch().

@@ -1,7 +1,7 @@
 /** SQL of the calls table (every query filters by tenant_id) and the row -> public JSON mapping. */
 import type { Db, Queryable } from '../db/db.js';
 import type { AgentSnapshot, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
-import { ACTIVE_STATUSES } from './types.js';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES } from './types.js';
 
 export interface CallRow {
   id: string; tenant_id: string; agent_id: string | null; agent: AgentSnapshot; to_number: string; language: string;
@@ -108,8 +108,11 @@ export class CallRepo {
     await this.db.query('UPDATE calls SET carrier_status = $3 WHERE id = $1 AND tenant_id = $2', [id, tenantId, status.slice(0, 200)]);
   }
 
-  async markEscalated(tenantId: string, id: string): Promise<void> {
-    await this.db.query('UPDATE calls SET human_escalation = true, updated_at = now() WHERE id = $1 AND tenant_id = $2', [id, tenantId]);
+  /** False when the call has ended (its end, and the webhook read with it, came first: nothing to escalate). */
+  async markEscalated(tenantId: string, id: string): Promise<boolean> {
+    const r = await this.db.query('UPDATE calls SET human_escalation = true, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND NOT (status = ANY($3::text[]))',
+      [id, tenantId, TERMINAL_STATUSES]);
+    return r.rowCount > 0;
   }
 }
 

@@ -1,6 +1,6 @@
 /** Dispatch validation, tenant isolation, listing, hangup, concurrency limit, and the lifecycle's refusals. */
 import t from 'tap';
-import { API_KEY, api, startTestServer } from '../helpers/server.js';
+import { API_KEY, api, startTestServer, waitForCallEnd } from '../helpers/server.js';
 import { transition, IllegalTransition } from '../../src/calls/lifecycle.js';
 
 const srv = await startTestServer({ env: { SIM_TIME_SCALE: '20', MAX_CONCURRENT_CALLS_PER_TENANT: '3' } });
@@ -44,11 +44,15 @@ t.test('inline agent (client-library path) and tenant isolation', async (t) => {
   t.same(list.body.data, []);
   t.equal((await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...otherAuth, body: { to: '+14155550123', agent_id: 'default' } })).status, 404,
     "the dev tenant's agent is not the other tenant's");
+  // ended before the concurrency test counts the tenant's active calls
+  t.equal((await waitForCallEnd(srv.baseUrl, d.body.id, auth.headers, { timeoutMs: 15_000, pollMs: 50 })).status, 'busy');
 });
 
 t.test('list filters and cursor pagination', async (t) => {
-  for (let i = 0; i < 3; i++) await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550003', agent_id: 'default' } });
-  await new Promise((r) => setTimeout(r, 500));
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550003', agent_id: 'default' } })).body.id);
+  // the runner fails them asynchronously (slow on a loaded machine): wait for each to end
+  for (const id of ids) t.equal((await waitForCallEnd(srv.baseUrl, id, auth.headers, { timeoutMs: 15_000, pollMs: 50 })).status, 'failed', id);
   const p1 = await api(srv.baseUrl, 'GET', '/calls?limit=2', auth);
   t.equal(p1.body.data.length, 2);
   const p2 = await api(srv.baseUrl, 'GET', `/calls?limit=2&cursor=${p1.body.next_cursor}`, auth);
@@ -69,11 +73,7 @@ t.test('concurrency limit -> 429 concurrency_limited; hangup frees the slot', as
     const h = await api(srv.baseUrl, 'POST', `/calls/${id}/hangup`, auth);
     t.equal(h.status, 200);
   }
-  for (let i = 0; i < 100; i++) {
-    const rows = await Promise.all(ids.map((id) => api(srv.baseUrl, 'GET', `/calls/${id}`, auth)));
-    if (rows.every((r) => ['completed', 'canceled'].includes(r.body.status))) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  for (const id of ids) t.ok(['completed', 'canceled'].includes((await waitForCallEnd(srv.baseUrl, id, auth.headers, { timeoutMs: 15_000, pollMs: 50 })).status));
   const again = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550002', agent_id: 'default' } });
   t.equal(again.status, 201);
   const done = await api(srv.baseUrl, 'GET', `/calls/${ids[0]}`, auth);
@@ -84,7 +84,7 @@ t.test('concurrency limit -> 429 concurrency_limited; hangup frees the slot', as
 t.test('lifecycle: illegal transitions refused, racing transitions: exactly one wins', async (t) => {
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550002', agent_id: 'default' } });
   const id = d.body.id;
-  for (let i = 0; i < 100; i++) { if ((await api(srv.baseUrl, 'GET', `/calls/${id}`, auth)).body.status === 'busy') break; await new Promise((r) => setTimeout(r, 50)); }
+  t.equal((await waitForCallEnd(srv.baseUrl, id, auth.headers, { timeoutMs: 15_000, pollMs: 50 })).status, 'busy');
   const db = srv.services.db;
   await t.rejects(transition(db, 'ten_dev', id, 'busy', 'in_progress'), IllegalTransition);
   await t.rejects(transition(db, 'ten_dev', id, 'completed', 'queued'), IllegalTransition);

@@ -19,6 +19,10 @@ import { startFakeDeepgram, type FakeDeepgramOptions } from '../fakes/deepgram.j
 const KEY = 'dg-test-key';
 const log = createLogger('silent');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** polls every 10 ms until `cond` holds or `ms` pass; the caller asserts what it needed */
+async function waitFor(cond: () => unknown, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !cond() && Date.now() < end;) await sleep(10);
+}
 
 async function setup(t: Test, fakeOpts: FakeDeepgramOptions = {}, sttOpts: Partial<DeepgramSttOptions> = {}) {
   const fake = await startFakeDeepgram({ apiKey: KEY, ...fakeOpts });
@@ -131,22 +135,25 @@ t.test('KeepAlive goes out while no audio flows and keeps the socket; without it
   t.teardown(() => s.close());
   new Caller(s).play('__');
   await s.finalize();
-  await sleep(1000);
   const c = fake.connections[0];
+  const finalizedAt = c.controls.find((x) => x.type === 'Finalize')!.wallAt; // the last non-KeepAlive message
+  const kept = () => c.controls.filter((x) => x.type === 'KeepAlive').length;
+  // at least 4 KeepAlives in, and the fake's 800 ms idle timeout passed since the last other message
+  await waitFor(() => c.closed || (kept() >= 4 && performance.now() - finalizedAt > 1000));
   const keepAlives = c.controls.filter((x) => x.type === 'KeepAlive');
   t.ok(keepAlives.length >= 4, `KeepAlive every ~120 ms of no audio (${keepAlives.length} sent)`);
   t.ok(keepAlives.every((k) => k.atMs === 200), 'sent while no audio came');
   t.equal(c.closed, undefined, 'the socket stays open past the idle timeout');
   // one may be on the wire still: after the hang-up's CloseStream (sent last, in order) the fake has them all
   s.close();
-  for (let i = 0; i < 100 && !c.controls.some((x) => x.type === 'CloseStream'); i++) await sleep(10);
+  await waitFor(() => c.controls.some((x) => x.type === 'CloseStream'));
   t.equal(isStream(s).stats.keepAlives, c.controls.filter((x) => x.type === 'KeepAlive').length, 'every KeepAlive sent is counted');
 
   const { fake: strict, stt: quiet } = await setup(t, { idleTimeoutMs: 200 }, { keepAliveMs: 60_000 });
   const q = quiet.open({ callId: 'call_e', language: 'en-US', sampleRateHz: 8000 });
   t.teardown(() => q.close());
   new Caller(q).play('__');
-  await sleep(450);
+  await waitFor(() => strict.connections.length >= 2); // handshake, 200 ms idle, close, a second handshake
   t.match(strict.connections[0].closed, { code: 1011, by: 'server' }, 'NET-0001 without KeepAlive');
   t.ok(strict.connections.length >= 2, 'a new socket replaces it');
 });
@@ -155,12 +162,13 @@ t.test('hang-up sends CloseStream; Deepgram summarises and closes; the stream is
   const { fake, stt } = await setup(t, { script: ['hello'] });
   const s = stt.open({ callId: 'call_f', language: 'en-US', sampleRateHz: 8000 });
   new Caller(s).play('__sss');
-  await sleep(100);
+  // open, with all 500 ms in: a close() before the open cuts the socket without CloseStream
+  await waitFor(() => fake.connections[0]?.audioMs >= 500);
   const results = collect(s);
   s.close();
   s.close(); // idempotent
-  await sleep(150);
   const c = fake.connections[0];
+  await waitFor(() => c.closed);
   t.same(c.controls.map((x) => x.type), ['CloseStream']);
   t.match(c.closed, { code: 1000, by: 'server' });
   t.ok(c.sent.some((m) => m.type === 'Metadata' && m.duration === 0.5), 'summary Metadata sent before the close');

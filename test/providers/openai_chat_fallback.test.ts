@@ -19,11 +19,17 @@ const alive = setInterval(() => {}, 1_000);
 t.teardown(() => clearInterval(alive));
 
 const fallbacks: string[] = [];
-const adapters = createAdapters(loadConfig({
-  DIALOG_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: fake.baseUrl, ADAPTER_TIMEOUT_MS: '600',
-}), { overrides: { carrier: { placeCall: async () => ({ carrierCallId: 'x', outcome: 'failed' }), hangup: async () => {}, transfer: async () => {} } },
-  warn: (m) => fallbacks.push(m) });
-t.teardown(() => adapters.close());
+const adaptersWithDeadline = (ms: number) => {
+  const a = createAdapters(loadConfig({
+    DIALOG_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-fake', OPENAI_BASE_URL: fake.baseUrl, ADAPTER_TIMEOUT_MS: String(ms),
+  }), { overrides: { carrier: { placeCall: async () => ({ carrierCallId: 'x', outcome: 'failed' }), hangup: async () => {}, transfer: async () => {} } },
+    warn: (m) => fallbacks.push(m) });
+  t.teardown(() => a.close());
+  return a;
+};
+// 10 s where the model must answer; 600 ms only where the slow side never answers in time
+const adapters = adaptersWithDeadline(10_000);
+const strict = adaptersWithDeadline(600);
 
 const { role, language, disclosure_script, qualify_script } = DEFAULT_AGENT;
 const request: DialogTurnRequest = {
@@ -54,13 +60,16 @@ t.test('5xx on every retry: the scripted engine answers the turn', async (t) => 
 });
 
 t.test('a first token slower than the deadline: the scripted engine answers, the model stream is dropped', async (t) => {
-  fake.replies.push(textReply(['Too late.'], { firstTokenMs: 1500 }));
-  const t0 = Date.now();
-  const evs = await collect(adapters.dialog.turn(request));
-  t.ok(Date.now() - t0 < 1450, `answered before the model's first token, in ${Date.now() - t0} ms`);
+  // the first token only after 60 s, in short waits so the fake stops soon after the client goes away
+  const slow = textReply(['Too late.']);
+  if (slow.kind === 'stream') slow.events.splice(1, 0, ...Array.from({ length: 600 }, () => ({ waitMs: 100 })));
+  fake.replies.push(slow);
+  const evs = await collect(strict.dialog.turn(request));
+  t.notOk(fake.requests[0].completed, 'answered before the model\'s first token');
+  t.notOk(textOf(evs).includes('Too late.'), 'nothing of the model\'s reply');
   t.match(textOf(evs), /What are you looking for today\?/);
   t.match(fallbacks.at(-1), /timeout \(before_reply\)/);
-  for (let i = 0; i < 50 && !fake.requests[0].aborted; i++) await new Promise((r) => setTimeout(r, 20));
+  for (const until = Date.now() + 5_000; !fake.requests[0].aborted && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
   t.ok(fake.requests[0].aborted, 'the slow request was closed');
 });
 
@@ -97,9 +106,14 @@ t.test('a failure after a tool ran is apologised for, not replayed by the script
 t.test('a tool slower than the deadline: the model hears it is pending and speaks on; the call still gets its outcome', async (t) => {
   fake.replies.push(toolCallReply([{ id: 'c1', name: 'calendar_booking', arguments: '{"start":"2026-11-26T10:00:00+05:30"}' }]),
     textReply(['I have asked for the booking; you will get a confirmation.']));
+  // the tool answers only once the model was asked again, i.e. never in time (the wait for it is 0.8 x 10 s)
+  let asked!: () => void;
+  const askedAgain = new Promise<void>((r) => { asked = r; });
+  fake.responder = (_body, n) => { if (n === 2) asked(); return undefined; };
+  t.teardown(() => { fake.responder = undefined; });
   const recorded: string[] = [];
   const runTool = async (): Promise<ToolOutcome> => {
-    await new Promise((r) => setTimeout(r, 900));
+    await askedAgain;
     recorded.push('201_created');
     return { type: 'calendar.event.create', status: '201_created' };
   };
@@ -107,6 +121,6 @@ t.test('a tool slower than the deadline: the model hears it is pending and speak
   t.equal(textOf(evs), 'I have asked for the booking; you will get a confirmation.', 'no apology, no hand-off');
   t.notOk(evs.some((e) => e.type === 'escalate'));
   t.match(JSON.parse(fake.requests[1].body.messages.at(-1).content), { status: 'pending' });
-  for (let i = 0; i < 50 && !recorded.length; i++) await new Promise((r) => setTimeout(r, 20));
+  for (const until = Date.now() + 5_000; !recorded.length && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
   t.same(recorded, ['201_created'], 'the run went on and was recorded');
 });

@@ -201,8 +201,8 @@ t.test('transfer: the agent\'s transfer_number, else HUMAN_TRANSFER_NUMBER; the 
   for (const [agent, to, want] of [['tr', '+14155550141', '+14155550177'], ['default', '+14155550142', '+14155550188']]) {
     fake.plan(to, { answer: 'human', ringMs: 100 });
     const id = await dispatch({ to, agent_id: agent });
-    const fc = await until('the media stream', () => (fake.callTo(to)?.streamSid ? fake.callTo(to) : undefined));
-    await sleep(500);
+    // agent audio at the fake means the session is live: a transfer before that would answer live: false
+    const fc = await until('the agent to speak', () => (fake.callTo(to)?.playedBytes ? fake.callTo(to) : undefined));
     const r = await api(LOCAL, 'POST', `/calls/${id}/transfer`, { token: admin, body: {} });
     t.equal(r.status, 200, JSON.stringify(r.body));
     t.equal(r.body.live, true);

@@ -94,6 +94,8 @@ export class FakeTwilio {
   plan(to: string, p: CalleePlan): void { this.#plans.set(to, p); }
   /** the next create requests are answered with these errors, in order */
   failNext(...e: ScriptedError[]): void { this.#errors.push(...e); }
+  /** the call exists (and rings) at once, but Twilio's answer to the create takes this long, ms */
+  createAnswerDelayMs = 0;
   callTo(to: string): FakeCall | undefined { return [...this.calls.values()].reverse().find((c) => c.to === to); }
 
   /** the callee (or the human a transfer reached) hangs up */
@@ -139,6 +141,7 @@ export class FakeTwilio {
       if (!form.get('To') || !form.get('From')) return error(400, 21201, 'No \'To\' number is specified');
       if (!form.get('Twiml') && !form.get('Url')) return error(400, 21205, 'Url parameter is required');
       const c = this.#create(form);
+      if (this.createAnswerDelayMs) await new Promise((r) => setTimeout(r, this.createAnswerDelayMs));
       return json(201, { sid: c.sid, account_sid: this.accountSid, to: c.to, from: c.from, status: 'queued', direction: 'outbound-api',
         api_version: '2010-04-01', answered_by: null, uri: `/2010-04-01/Accounts/${this.accountSid}/Calls/${c.sid}.json` });
     }

@@ -241,6 +241,19 @@ t.test('canceled while ringing: rejected as canceled, the call canceled at Twili
   t.equal(call.status, 'canceled');
 });
 
+t.test('canceled while Twilio is still answering the create: the call it made is canceled, not left ringing', async (t) => {
+  fake.plan('+14155550502', { answer: 'human', ringMs: 60_000 });
+  fake.createAnswerDelayMs = 300;
+  t.teardown(() => { fake.createAnswerDelayMs = 0; });
+  const ac = new AbortController();
+  const p = place('+14155550502', 'call_cancel_create', [], ac.signal);
+  await until('the call exists at Twilio', () => fake.callTo('+14155550502'));
+  ac.abort(); // Twilio has not answered the create yet: we do not know the call's sid
+  await t.rejects(p, { name: 'AdapterError', code: 'canceled' });
+  const call = fake.callTo('+14155550502')!;
+  await t.resolves(until('canceled at Twilio', () => call.status === 'canceled' || undefined, 10_000), 'canceled at Twilio once its sid came back');
+});
+
 t.test('a request Twilio would refuse is not sent: a stream URL with a query string, TwiML over 4000 characters', async (t) => {
   const before = fake.requests.length;
   const base = { callId: 'call_bad', tenantId: 'ten_dev', to: '+14155550801', parameters: {} };

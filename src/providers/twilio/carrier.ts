@@ -20,6 +20,8 @@ import { connectStreamTwiml, dialTwiml, MAX_TWIML_CHARS } from './twiml.js';
 export const RING_GRACE_MS = 8000;
 /** deadline of a hang-up nobody waits for (ring timeout, cancel), ms */
 const END_TIMEOUT_MS = 10_000;
+/** how long a hang-up waits for Twilio's answer to a create in flight (to cancel the call it made), ms */
+const CREATE_ANSWER_GRACE_MS = 5000;
 const TRANSFER_TARGET = /^(\+[1-9]\d{6,14}|sip:[^\s<>"&]{1,200})$/;
 
 export interface TwilioCarrierOptions {
@@ -56,7 +58,10 @@ export class TwilioCarrier implements LiveCarrier {
     const form = this.#createForm(req);
     const { call, result } = this.#calls.open(req.callId, opts.onEvent);
     const dial = new AbortController();
-    const onAbort = () => dial.abort(opts.signal!.reason);
+    // A hang-up while Twilio creates the call lets the create answer first (for a while), so the call it made is
+    // canceled rather than left ringing a callee with nobody on our side.
+    let abortCreate: NodeJS.Timeout | undefined;
+    const onAbort = () => { abortCreate = setTimeout(() => dial.abort(opts.signal!.reason), CREATE_ANSWER_GRACE_MS); };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const ringMs = this.ctx.config.RING_TIMEOUT_SECONDS * 1000 + (this.o.ringGraceMs ?? RING_GRACE_MS);
     const ring = setTimeout(() => {
@@ -81,6 +86,7 @@ export class TwilioCarrier implements LiveCarrier {
       });
     } finally {
       clearTimeout(ring);
+      clearTimeout(abortCreate);
       opts.signal?.removeEventListener('abort', onAbort);
       if (!call.answered) this.#calls.forget(call);
     }

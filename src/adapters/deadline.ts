@@ -134,3 +134,16 @@ export function sleep(ms: number, signal?: AbortSignal, opts?: { unref?: boolean
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Aborts `target` `graceMs` after `signal` aborts (not at once): a request that creates something at a provider
+ * (a carrier's call) gets to answer with its id after a hang-up, so what it created can be canceled.
+ * Returns the disposer that clears the pending abort.
+ */
+export function abortAfterGrace(signal: AbortSignal | undefined, graceMs: number, target: AbortController): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const onAbort = () => { timer = setTimeout(() => target.abort(signal!.reason), graceMs); };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return () => { clearTimeout(timer); signal?.removeEventListener('abort', onAbort); };
+}

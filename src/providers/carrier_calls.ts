@@ -50,6 +50,7 @@ export class CarrierCalls {
     let resolve!: (r: PlaceCallResult) => void;
     let reject!: (e: unknown) => void;
     const result = new Promise<PlaceCallResult>((res, rej) => { resolve = res; reject = rej; });
+    result.catch(() => {}); // a hang-up may reject it while placeCall still awaits the create; placeCall returns it after
     const e: Entry = { callId, data: o.data, stage: 'placing', resolve, reject, settled: false, onEvent: o.onEvent, machineTold: false };
     this.#calls.set(callId, e);
     const giveUp = (why: 'ring_timeout' | 'canceled') => {

@@ -7,6 +7,9 @@
 import { AdapterError } from '../adapters/types.js';
 import { sleep } from '../adapters/deadline.js';
 
+/** How long a hang-up waits for a carrier's answer to a create in flight, to cancel the call it made, ms. */
+export const CREATE_ANSWER_GRACE_MS = 5000;
+
 export interface CarrierHttpAnswer { status: number; text: string; json?: unknown }
 
 export interface CarrierHttpRequest {

@@ -16,7 +16,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import plivo from 'plivo';
 import WebSocket from 'ws';
 
-export type PlivoBehaviour = 'answer' | 'busy' | 'no-answer' | 'silent' | 'invalid' | 'ratelimit-once' | 'ratelimit' | 'server-error' | 'machine';
+/** slow-answer: rings (and never answers) while the answer to Make Call takes a second */
+export type PlivoBehaviour = 'answer' | 'busy' | 'no-answer' | 'silent' | 'slow-answer' | 'invalid' | 'ratelimit-once' | 'ratelimit' | 'server-error' | 'machine';
 
 export interface FakePlivoCall {
   requestUuid: string;
@@ -170,10 +171,16 @@ export class FakePlivo {
       clears: 0, dtmfSent: [], callbacks: [], streamClosed: new Promise((r) => { closed = r; }) };
     (call as { close?: () => void }).close = closed;
     this.calls.push(call);
-    send(201, { message: 'call fired', request_uuid: call.requestUuid, api_id: randomUUID() });
+    const fired = () => send(201, { message: 'call fired', request_uuid: call.requestUuid, api_id: randomUUID() });
+    // slow-answer: the call is requested (and can be canceled) a second before Make Call answers and it rings
+    if (behaviour === 'slow-answer') this.#later(1000, () => { fired(); this.#ring(call, behaviour); });
+    else { fired(); this.#ring(call, behaviour); }
+  }
+
+  #ring(call: FakePlivoCall, behaviour: PlivoBehaviour): void {
     this.#later(30, async () => {
       await this.#callback(call, 'ring_url', { CallStatus: 'ringing' });
-      if (behaviour === 'silent') return; // rings until someone gives up
+      if (behaviour === 'silent' || behaviour === 'slow-answer') return; // rings until someone gives up
       if (behaviour === 'busy') return this.#callback(call, 'hangup_url', { CallStatus: 'busy', HangupCause: 'USER_BUSY', Duration: '0', BillDuration: '0' });
       if (behaviour === 'no-answer') return this.#callback(call, 'hangup_url', { CallStatus: 'no-answer', HangupCause: 'NO_ANSWER', Duration: '0', BillDuration: '0' });
       call.answerXml = await this.#callback(call, 'answer_url', { CallStatus: 'in-progress' });

@@ -12,6 +12,7 @@ import { auth, callOf, calleeAnswer, calleeGreeting, ENDED, startLiveService, wa
 const behaviours: Record<string, PlivoBehaviour> = {
   '+919800000001': 'busy', '+919800000002': 'no-answer', '+919800000003': 'invalid', '+919800000004': 'ratelimit-once',
   '+919800000005': 'server-error', '+919800000006': 'silent', '+919800000007': 'machine', '+919800000008': 'ratelimit',
+  '+919800000009': 'slow-answer',
 };
 const fake = await new FakePlivo({ authId: 'MAFAKEAUTHID000000001', authToken: 'plivo-test-auth-token', audio: calleeGreeting(), reply: calleeAnswer(), interrupt: calleeAnswer('sorry that is not what I asked'),
   behaviour: (to) => behaviours[`+${to}`] ?? 'answer' }).start();
@@ -139,6 +140,15 @@ t.test('a ring nothing answers ends at the ring timeout and is canceled at Plivo
   t.equal(c.status, 'no_answer');
   t.ok(Date.now() - started >= 5000, 'not before RING_TIMEOUT_SECONDS');
   t.ok(fake.restLog.some((r) => r.method === 'DELETE' && r.status === 204), 'the ringing call is canceled');
+});
+
+t.test('a hang-up before Make Call has answered: the requested call is canceled once its request_uuid comes', async (t) => {
+  const id = await dispatch('+919800000009');
+  const call = await waitFor('the call requested at the fake', () => fake.calls.find((c) => String(c.body.answer_url).includes(id)));
+  await api(base, 'POST', `/calls/${id}/hangup`, auth);
+  await waitFor('the request canceled at Plivo', () => fake.restLog.find((r) => r.method === 'DELETE' && r.path.endsWith(`/Request/${call.requestUuid}/`)), 10_000);
+  t.equal(call.hungUpBy, 'canceled');
+  t.equal((await ended(id)).status, 'canceled');
 });
 
 t.test('callbacks without a valid V3 signature are refused with 403', async (t) => {

@@ -8,7 +8,8 @@ import { problemBody } from '../../api/problem.js';
 import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
 import type { CarrierAnswer, CarrierRequest, LiveCarrier, LiveCarrierContext } from '../carrier.js';
 import { CarrierCalls, type CarrierCall, type CarrierEnd } from '../carrier_calls.js';
-import { carrierRequest, refusalReason, type CarrierHttpAnswer } from '../carrier_http.js';
+import { abortAfterGrace } from '../../adapters/deadline.js';
+import { carrierRequest, CREATE_ANSWER_GRACE_MS, refusalReason, type CarrierHttpAnswer } from '../carrier_http.js';
 import { hexOf, PLIVO_CONTENT_TYPE, plivoUpgradeHandler } from './media.js';
 import { verifyPlivoSignatureV3 } from './signature.js';
 
@@ -65,19 +66,24 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
     const ringTimeoutMs = (c.RING_TIMEOUT_SECONDS + 5) * 1000; // Plivo's own ring_timeout first; ours if its report never comes
     const { call, result } = calls.track(req.callId, { data: { mediaUrl: req.mediaUrl, token: req.parameters.stream_token ?? '' },
       onEvent: opts.onEvent, signal: opts.signal, ringTimeoutMs, cancel });
-    const r = await rest('POST', '/Call/', { signal: opts.signal, json: {
+    if (opts.signal?.aborted) return result; // hung up before we asked: nothing to request (result is rejected)
+    // a hang-up lets Make Call answer first, so the call it requested is canceled rather than left ringing
+    const create = new AbortController();
+    const disposeGrace = abortAfterGrace(opts.signal, CREATE_ANSWER_GRACE_MS, create);
+    const r = await rest('POST', '/Call/', { signal: create.signal, json: {
       from: plivoNumber(req.from ?? c.PLIVO_FROM_NUMBER!), to: plivoNumber(req.to),
       answer_url: hook('answer', req.callId), answer_method: 'POST',
       ring_url: hook('ring', req.callId), ring_method: 'POST',
       hangup_url: hook('hangup', req.callId), hangup_method: 'POST',
       ring_timeout: c.RING_TIMEOUT_SECONDS,
       machine_detection: 'true', machine_detection_url: hook('machine', req.callId), machine_detection_method: 'POST',
-    } }).catch((err: unknown) => err as AdapterError);
+    } }).catch((err: unknown) => err as AdapterError).finally(disposeGrace);
     if (r instanceof AdapterError) {
       if (r.code !== 'canceled') { ctx.log.warn({ call_id: req.callId, err: r.message }, 'plivo: Make Call did not reach Plivo'); calls.ended(req.callId, 'failed', r.message); }
     } else if (r.status === 200 || r.status === 201) {
       const id = (r.json as { request_uuid?: unknown } | undefined)?.request_uuid;
       if (typeof id === 'string') call.requestId = id;
+      if (typeof id === 'string' && opts.signal?.aborted) void cancel(call).catch(() => { /* Plivo's ring_timeout ends it */ });
     } else {
       // invalid number, unverified caller id, rate limit after retries, 5xx: the call fails with Plivo's words
       ctx.log.warn({ call_id: req.callId, status: r.status }, 'plivo: Make Call refused');

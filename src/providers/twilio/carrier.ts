@@ -5,6 +5,8 @@
  * Callbacks and the media upgrade are believed only with a valid X-Twilio-Signature. Hang-up and transfer update
  * the call's REST resource.
  */
+import { CREATE_ANSWER_GRACE_MS } from '../carrier_http.js';
+import { abortAfterGrace } from '../../adapters/deadline.js';
 import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
 import { problemBody } from '../../api/problem.js';
 import type { Logger } from '../../log.js';
@@ -20,8 +22,6 @@ import { connectStreamTwiml, dialTwiml, MAX_TWIML_CHARS } from './twiml.js';
 export const RING_GRACE_MS = 8000;
 /** deadline of a hang-up nobody waits for (ring timeout, cancel), ms */
 const END_TIMEOUT_MS = 10_000;
-/** how long a hang-up waits for Twilio's answer to a create in flight (to cancel the call it made), ms */
-const CREATE_ANSWER_GRACE_MS = 5000;
 const TRANSFER_TARGET = /^(\+[1-9]\d{6,14}|sip:[^\s<>"&]{1,200})$/;
 
 export interface TwilioCarrierOptions {
@@ -58,11 +58,8 @@ export class TwilioCarrier implements LiveCarrier {
     const form = this.#createForm(req);
     const { call, result } = this.#calls.open(req.callId, opts.onEvent);
     const dial = new AbortController();
-    // A hang-up while Twilio creates the call lets the create answer first (for a while), so the call it made is
-    // canceled rather than left ringing a callee with nobody on our side.
-    let abortCreate: NodeJS.Timeout | undefined;
-    const onAbort = () => { abortCreate = setTimeout(() => dial.abort(opts.signal!.reason), CREATE_ANSWER_GRACE_MS); };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    // a hang-up lets the create answer first, so the call Twilio made is canceled rather than left ringing
+    const disposeGrace = abortAfterGrace(opts.signal, CREATE_ANSWER_GRACE_MS, dial);
     const ringMs = this.ctx.config.RING_TIMEOUT_SECONDS * 1000 + (this.o.ringGraceMs ?? RING_GRACE_MS);
     const ring = setTimeout(() => {
       call.settle?.({ carrierCallId: call.sid ?? '', outcome: 'no_answer', carrierStatus: `ring_timeout${call.status ? ` (last ${call.status})` : ''}` });
@@ -70,6 +67,7 @@ export class TwilioCarrier implements LiveCarrier {
       else dial.abort(new Error('ring timeout')); // Twilio has not even answered the create
     }, ringMs);
     try {
+      if (opts.signal?.aborted) throw canceled(); // hung up before we asked: nothing to create
       let sid: string;
       try {
         sid = (await this.#rest.createCall(form, dial.signal)).sid;
@@ -86,8 +84,7 @@ export class TwilioCarrier implements LiveCarrier {
       });
     } finally {
       clearTimeout(ring);
-      clearTimeout(abortCreate);
-      opts.signal?.removeEventListener('abort', onAbort);
+      disposeGrace();
       if (!call.answered) this.#calls.forget(call);
     }
   }

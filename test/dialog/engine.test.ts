@@ -1,32 +1,15 @@
 import t from 'tap';
 import { planTurn, BROCHURE_CONFIRMATION } from '../../src/dialog/index.js';
-import type { DialogEvent, DialogMessage, DialogTurnRequest } from '../../src/adapters/types.js';
+import type { DialogEvent, DialogTurnRequest } from '../../src/adapters/types.js';
 import { DEFAULT_AGENT } from '../../src/repos/agents.js';
+import { ALL_TOOLS, NOW, converse as play, textOf } from './helpers/converse.js';
 
-const NOW = new Date('2026-11-22T18:00:00Z');
-const ALL_TOOLS = ['calendar_booking', 'crm_sync', 'messaging_brochure'];
-
-/** Plays a scripted caller against the engine; returns every turn's events and the final extracted data. */
+/** Plays a scripted caller against the engine; every turn's events, the final extracted data, and the tool calls. */
 function converse(callerLines: string[], over: Partial<DialogTurnRequest> = {}) {
-  const history: DialogMessage[] = [];
-  const extracted: Record<string, string | number> = {};
-  const turns: DialogEvent[][] = [];
-  for (const callerText of ['', ...callerLines]) {
-    const events = planTurn({
-      callId: 'call_t', agent: DEFAULT_AGENT, context: {}, tools: ALL_TOOLS, history: [...history], callerText,
-      extracted: { ...extracted }, timeZone: 'Asia/Kolkata', ...over,
-    }, NOW);
-    turns.push(events);
-    if (callerText) history.push({ role: 'caller', text: callerText });
-    history.push({ role: 'agent', text: events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ') });
-    for (const e of events) if (e.type === 'entity') extracted[e.key] = e.value;
-    if (events.some((e) => e.type === 'end_call' || e.type === 'escalate')) break;
-  }
-  const all = turns.flat();
-  return { turns, extracted, all, last: turns.at(-1)!, tools: all.filter((e) => e.type === 'tool_call') as Extract<DialogEvent, { type: 'tool_call' }>[] };
+  const c = play(callerLines, over);
+  const all = c.turns.flat();
+  return { ...c, all, tools: all.filter((e) => e.type === 'tool_call') as Extract<DialogEvent, { type: 'tool_call' }>[] };
 }
-
-const textOf = (events: DialogEvent[]) => events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ');
 
 t.test('full qualify: disclosure first, every field extracted, slot booked, CRM synced, polite end', async (t) => {
   const c = converse(['My name is Anna Lee.', 'I am looking for a two bedroom apartment.', 'My budget is around 400,000 dollars.', 'Next Tuesday at 3 pm works for me.']);

@@ -82,8 +82,10 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
       if (r.code !== 'canceled') { ctx.log.warn({ call_id: req.callId, err: r.message }, 'plivo: Make Call did not reach Plivo'); calls.ended(req.callId, 'failed', r.message); }
     } else if (r.status === 200 || r.status === 201) {
       const id = (r.json as { request_uuid?: unknown } | undefined)?.request_uuid;
-      if (typeof id === 'string') call.requestId = id;
-      if (typeof id === 'string' && opts.signal?.aborted) void cancel(call).catch(() => { /* Plivo's ring_timeout ends it */ });
+      if (typeof id === 'string') {
+        call.requestId = id;
+        if (opts.signal?.aborted) void cancel(call).catch(() => { /* Plivo's ring_timeout ends it */ });
+      }
     } else {
       // invalid number, unverified caller id, rate limit after retries, 5xx: the call fails with Plivo's words
       ctx.log.warn({ call_id: req.callId, status: r.status }, 'plivo: Make Call refused');

@@ -82,9 +82,26 @@ export interface TranscriptResult {
   confidence?: number;
 }
 
+/**
+ * What the agent waits to hear after its turn, from the dialog (its `listen` event): steers a grammar recogniser,
+ * as a VoiceXML form steers its grammars. Open speech-to-text may ignore it; the contract is the same.
+ */
+export interface ListenHint {
+  /** the field whose question the caller just heard (customer_name, intent, budget, scheduled_slot or a custom field) */
+  asking?: string;
+  /** that question is answered by yes or no */
+  yesNo?: boolean;
+  /** every field still open: any of them may be answered at any turn (mixed initiative) */
+  open: string[];
+  /** names the caller may say beyond the recogniser's own list (the context's customer name) */
+  names?: string[];
+}
+
 export interface SttStream {
   /** Feeds caller audio (PCM16 at the stream's rate) stamped with its media time. */
   write(pcm: Int16Array, atMs: number): void;
+  /** What the next caller turn is expected to hold (optional: recognisers that listen openly ignore it). */
+  expect?(hint: ListenHint): void;
   /** Forces a final transcript for everything written so far (called at end of turn). */
   finalize(opts?: AdapterCallOptions): Promise<TranscriptResult>;
   /** partial and final results as they come */
@@ -95,7 +112,7 @@ export interface SttStream {
 export interface SpeechToTextAdapter {
   open(opts: { callId: string; language: string; sampleRateHz: number }): SttStream;
   /** Whole-utterance recognition (demo audio turns). */
-  transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number } & AdapterCallOptions): Promise<TranscriptResult>;
+  transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult>;
 }
 
 // ---------- dialog model ----------
@@ -131,7 +148,9 @@ export type DialogEvent =
   | { type: 'entity'; key: string; value: string | number }
   | { type: 'tool_call'; tool: string; arguments: Record<string, string> }
   | { type: 'escalate'; reason: string }
-  | { type: 'end_call'; reason: string };
+  | { type: 'end_call'; reason: string }
+  /** what the agent now waits to hear (last event of a turn that asked something) */
+  | { type: 'listen'; hint: ListenHint };
 
 /** What running a tool gave: the action recorded on the call, and what the provider answered (for a model). */
 export interface ToolOutcome {

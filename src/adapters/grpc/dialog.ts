@@ -1,6 +1,6 @@
 /** Dialog model over gRPC: Turn in, DialogEvent stream out. */
 import * as grpc from '@grpc/grpc-js';
-import type { AdapterCallOptions, DialogAdapter, DialogEvent, DialogMessage, DialogTurnRequest } from '../types.js';
+import type { AdapterCallOptions, DialogAdapter, DialogEvent, DialogMessage, DialogTurnRequest, ListenHint } from '../types.js';
 import { AdapterError } from '../types.js';
 import { callServerStream, serverStreamHandler, GrpcClient } from './calls.js';
 import { streamWithDeadline } from '../deadline.js';
@@ -22,7 +22,14 @@ type EventMsg =
   | { event: 'entity'; entity: { key: string; value: ValueMsg } }
   | { event: 'tool_call'; tool_call: { tool: string; arguments: Record<string, string> } }
   | { event: 'escalate'; escalate: { reason: string } }
-  | { event: 'end_call'; end_call: { reason: string } };
+  | { event: 'end_call'; end_call: { reason: string } }
+  | { event: 'listen'; listen: { hint: HintMsg } };
+interface HintMsg { asking: string; yes_no: boolean; open: string[]; names: string[] }
+
+export const toHintMsg = (h: ListenHint): HintMsg => ({ asking: h.asking ?? '', yes_no: h.yesNo ?? false, open: h.open, names: h.names ?? [] });
+export function fromHintMsg(m: Partial<HintMsg> | undefined): ListenHint {
+  return { ...(m?.asking ? { asking: m.asking } : {}), ...(m?.yes_no ? { yesNo: true } : {}), open: m?.open ?? [], ...(m?.names?.length ? { names: m.names } : {}) };
+}
 
 const toValue = (v: string | number): ValueMsg => (typeof v === 'number' ? { number_value: v } : { string_value: v });
 const fromValue = (v: ValueMsg | undefined): string | number => (v?.kind === 'number_value' ? Number(v.number_value) : String(v?.string_value ?? ''));
@@ -56,6 +63,7 @@ function toEventMsg(e: DialogEvent): EventMsg {
     case 'tool_call': return { event: 'tool_call', tool_call: { tool: e.tool, arguments: e.arguments } };
     case 'escalate': return { event: 'escalate', escalate: { reason: e.reason } };
     case 'end_call': return { event: 'end_call', end_call: { reason: e.reason } };
+    case 'listen': return { event: 'listen', listen: { hint: toHintMsg(e.hint) } };
   }
 }
 
@@ -66,6 +74,7 @@ function fromEventMsg(m: EventMsg): DialogEvent {
     case 'tool_call': return { type: 'tool_call', tool: m.tool_call.tool, arguments: m.tool_call.arguments ?? {} };
     case 'escalate': return { type: 'escalate', reason: m.escalate.reason };
     case 'end_call': return { type: 'end_call', reason: m.end_call.reason };
+    case 'listen': return { type: 'listen', hint: fromHintMsg(m.listen.hint) };
     default: throw new AdapterError('dialog', 'failed', 'dialog server sent an event of unknown type');
   }
 }

@@ -23,7 +23,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { TwilioStream } from '../src/media/twilio_edge.js';
+import { TwilioStream } from '../src/carriers/twilio/codec.js';
 import { startServer } from '../src/server.js';
 import { DEV_TENANT_ID } from '../src/services.js';
 import type { CallMetrics } from '../src/calls/types.js';

@@ -17,7 +17,7 @@
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
-import { TwilioStream } from '../src/media/twilio_edge.js';
+import { TwilioStream } from '../src/carriers/twilio/codec.js';
 import { startFakes, type FakesProcess } from './fakes/launch.js';
 import { emptyLineStats, Playback, type LineStats } from './fakes/phone.js';
 import { fakeSettings } from './fakes/settings.js';

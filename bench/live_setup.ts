@@ -6,7 +6,8 @@ import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { loadConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/log.js';
-import { CARRIER_PROVIDERS, DIALOG_PROVIDERS, STT_PROVIDERS, TTS_PROVIDERS } from '../src/providers/index.js';
+import { isCarrier } from '../src/carriers/index.js';
+import { DIALOG_PROVIDERS, STT_PROVIDERS, TTS_PROVIDERS } from '../src/providers/index.js';
 import { startServer } from '../src/server.js';
 import { DEV_TENANT_ID } from '../src/services.js';
 import type { CallMetrics } from '../src/calls/types.js';
@@ -20,7 +21,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const FAKE_KEYS: Record<string, string> = {
   TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000b3c', TWILIO_AUTH_TOKEN: 'bench-twilio-auth-token', TWILIO_FROM_NUMBER: '+14155550199',
   PLIVO_AUTH_ID: 'MABENCH0000000000000', PLIVO_AUTH_TOKEN: 'bench-plivo-auth-token', PLIVO_FROM_NUMBER: '+14155550198',
-  EXOTEL_ACCOUNT_SID: 'benchacct1', EXOTEL_API_KEY: 'bench-exotel-key', EXOTEL_API_TOKEN: 'bench-exotel-token', EXOTEL_CALLER_ID: '08047112233', EXOTEL_APP_ID: '424242',
+  EXOTEL_ACCOUNT_SID: 'benchacct1', EXOTEL_API_KEY: 'bench-exotel-key', EXOTEL_API_TOKEN: 'bench-exotel-token', EXOTEL_CALLER_ID: '08047112233', EXOTEL_APP_ID: '424242', EXOTEL_HOOK_SECRET: 'bench-exotel-hook-secret',
   DEEPGRAM_API_KEY: 'bench-deepgram-key', OPENAI_API_KEY: 'bench-openai-key', ELEVENLABS_API_KEY: 'bench-elevenlabs-key', ELEVENLABS_VOICE_ID: 'benchvoice',
 };
 
@@ -29,13 +30,13 @@ export interface LiveStack { carrier: string; stt: string; dialog: string; tts: 
 /** the providers of `s` not wired in src/providers/index.ts, as the settings that name them */
 export function missingProviders(s: LiveStack): string[] {
   return [
-    !(s.carrier in CARRIER_PROVIDERS) && `CARRIER=${s.carrier}`, !(s.stt in STT_PROVIDERS) && `STT_PROVIDER=${s.stt}`,
+    !isCarrier(s.carrier) && `CARRIER=${s.carrier}`, !(s.stt in STT_PROVIDERS) && `STT_PROVIDER=${s.stt}`,
     s.dialog !== 'scripted' && !(s.dialog in DIALOG_PROVIDERS) && `DIALOG_PROVIDER=${s.dialog}`, !(s.tts in TTS_PROVIDERS) && `TTS_PROVIDER=${s.tts}`,
   ].filter((x): x is string => Boolean(x));
 }
 
 export const notImplemented = (missing: string[]) => `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not implemented here `
-  + '(no entry in src/providers/index.ts): this bench needs the live providers merged first.';
+  + '(no entry in src/providers/index.ts or src/carriers/index.ts): this bench needs the live providers merged first.';
 
 /** Stops the bench, saying what is missing, when a provider it needs is not implemented on this branch. */
 export function requireProviders(s: LiveStack): void {
@@ -70,9 +71,10 @@ export function liveConfig(fakes: FakesProcess, port: number, stack: LiveStack, 
   });
 }
 
-/** the environment of the fakes process: the keys, and where the Exotel applet asks for its stream URL */
+/** the environment of the fakes process: the keys, and where the Exotel applet asks for its stream URL (with the flow's secret) */
 export function fakesEnv(port: number): Record<string, string> {
-  return { ...FAKE_KEYS, FAKE_EXOTEL_VOICEBOT_URL: process.env.FAKE_EXOTEL_VOICEBOT_URL ?? `http://127.0.0.1:${port}/v1/${process.env.EXOTEL_VOICEBOT_PATH ?? 'carriers/exotel/stream'}` };
+  const applet = `http://127.0.0.1:${port}/v1/${process.env.EXOTEL_VOICEBOT_PATH ?? 'carriers/exotel/stream'}?secret=${FAKE_KEYS.EXOTEL_HOOK_SECRET}`;
+  return { ...FAKE_KEYS, FAKE_EXOTEL_VOICEBOT_URL: process.env.FAKE_EXOTEL_VOICEBOT_URL ?? applet };
 }
 
 export type Server = Awaited<ReturnType<typeof startServer>>;

@@ -10,7 +10,7 @@ import { buildServices, type Services } from './services.js';
 import { buildApp, buildRouteTable } from './api/app.js';
 import { createExpressServer } from './api/express_server.js';
 import { matchPath, type RouteTable } from './api/route_table.js';
-import { problemBody } from './api/problem.js';
+import { refuseUpgrade } from './problem.js';
 import type { Logger } from './log.js';
 
 export interface RunningServer {
@@ -35,8 +35,7 @@ export async function startServer(config: Config, opts: { log?: Logger } = {}): 
       const params = matchPath(ws.path, path);
       if (params) return ws.handle(req, socket, head, params);
     }
-    const body = JSON.stringify(problemBody('not_found', `no WebSocket endpoint at ${path}`));
-    socket.end(`HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    refuseUpgrade(socket, 'not_found', `no WebSocket endpoint at ${path}`);
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

@@ -1,46 +1,11 @@
-/** Maps every failure to application/problem+json with a stable code; never leaks a stack trace. */
+/** Maps every failure to application/problem+json with a stable code; never leaks a stack trace. The bodies: src/problem.ts. */
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { problemBody } from '../problem.js';
 import { isUnavailable } from '../db/db.js';
 import { scrubUrl, type Logger } from '../log.js';
 
-const TITLES: Record<ErrorCode, string> = {
-  validation_failed: 'Request validation failed',
-  malformed_json: 'Malformed JSON body',
-  address_not_allowed: 'Address not allowed',
-  malformed_request: 'Malformed HTTP request',
-  unauthenticated: 'Authentication required',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  method_not_allowed: 'Method not allowed',
-  request_timeout: 'Request timeout',
-  conflict: 'Conflict',
-  gone: 'Gone',
-  payload_too_large: 'Payload too large',
-  headers_too_large: 'Request header fields too large',
-  unsupported_media_type: 'Unsupported media type',
-  unprocessable_audio: 'Audio could not be processed',
-  dnd_blocked: 'Blocked by do-not-disturb rules',
-  outside_calling_hours: 'Outside the callee\'s calling hours',
-  rate_limited: 'Too many requests',
-  concurrency_limited: 'Too many concurrent calls',
-  internal: 'Internal error',
-  unavailable: 'Service unavailable',
-};
-
-export function problemBody(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}, instance?: string) {
-  const { retryAfterSeconds, ...rest } = extra;
-  void retryAfterSeconds;
-  return {
-    type: `https://docs.voicecall.dev/errors/${code}`,
-    title: TITLES[code],
-    status: ERROR_STATUS[code],
-    code,
-    detail,
-    ...(instance ? { instance } : {}),
-    ...rest,
-  };
-}
+export { problemBody };
 
 export function sendProblem(res: Response, err: ApiError, instance?: string): void {
   if (err.extra.retryAfterSeconds) res.setHeader('Retry-After', String(err.extra.retryAfterSeconds));

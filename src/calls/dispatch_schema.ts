@@ -1,7 +1,7 @@
-/** The dispatch body (spec §2.1, plus the client-library inline agent of §2.3) and the list query. */
+/** The dispatch body (with the client library's inline agent) and the list query. */
 import { z } from 'zod';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../api/routes/agents.js';
+import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from './agent_settings.js';
 import { customerUrl } from '../net/customer_url.js';
 import { TOOL_NAMES } from '../tools/types.js';
 import { rememberCountry } from '../leads/phone.js';

@@ -1,7 +1,7 @@
 /**
  * The call engine of this process, built once by services.ts: CallService (deps.calls), the runner, the carrier
- * (the simulator, an adapter server, or the live carrier CARRIER names, src/providers), its media edges and
- * callbacks, the webhook outbox and its deliverer, recordings. close() stops live calls, then the rest.
+ * (the simulator, an adapter server, or the live carrier CARRIER names, src/carriers), its edge (media socket and
+ * callbacks), the webhook outbox and its deliverer, recordings. close() stops live calls, then the rest.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -15,7 +15,6 @@ import type { Db } from '../db/db.js';
 import type { Logger } from '../log.js';
 import { sharedTicker, tickerPeriodFor } from '../media/ticker.js';
 import { AddressPolicy } from '../net/address_policy.js';
-import { twilioUpgradeHandler } from '../media/twilio_edge.js';
 import { CallCapabilities } from '../auth/call_capability.js';
 import { RecordingSigner } from '../recordings/signing.js';
 import { RecordingStore } from '../recordings/store.js';
@@ -25,10 +24,10 @@ import type { ToolRunner } from '../tools/types.js';
 import { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSecrets } from '../webhooks/secrets.js';
-import { refuseUpgrade } from '../media/refuse.js';
-import { liveCarrier } from '../providers/index.js';
-import type { CarrierAnswer, CarrierName, CarrierRequest } from '../providers/carrier.js';
+import { refuseUpgrade } from '../problem.js';
+import { liveCarrier, simulatorEdge, type CarrierAnswer, type CarrierEdge, type CarrierName, type CarrierRequest } from '../carriers/index.js';
 import { EngineInstances } from './instances.js';
+import { recordingPathOf } from './repo.js';
 import { CallRunner } from './runner.js';
 import { CallService } from './service.js';
 
@@ -81,10 +80,12 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   const ticker = sharedTicker(tickerPeriodFor(config.SIM_TIME_SCALE));
   const store = new RecordingStore(config.DATA_DIR);
   let runner!: CallRunner;
-  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl, capabilities: mediaCapabilities,
-    onStream: (callId, s) => runner.attachStream(callId, s) });
+  const onStream = (callId: string, s: Parameters<CallRunner['attachStream']>[1]) => runner.attachStream(callId, s);
+  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl, capabilities: mediaCapabilities, onStream });
   if (live) adapters.carrier = withDefaultTimeouts({ ...adapters, carrier: live }, config.ADAPTER_TIMEOUT_MS).carrier;
-  const mediaUrl = () => `${config.publicBaseUrl.replace(/^http/, 'ws')}/media/${live?.name ?? 'twilio'}`;
+  // without a live carrier, the simulator's (or an adapter server's) callees stream to the simulator's edge
+  const edge: CarrierEdge = live ?? simulatorEdge({ log, capabilities: mediaCapabilities, onStream });
+  const mediaUrl = () => `${config.publicBaseUrl.replace(/^http/, 'ws')}/media/${edge.name}`;
   runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: d.events, calls, outbox,
     onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
     timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
@@ -93,19 +94,14 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   deliverer.start();
   const instances = new EngineInstances({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, runner });
   const registered = instances.start().catch((err) => log.warn({ err }, 'engine instance registration failed'));
-  // without a live carrier, the simulator's (or an adapter server's) callees stream to the Twilio-protocol edge
-  const upgrade = twilioUpgradeHandler({
-    log, signedUrl: mediaUrl, capabilities: mediaCapabilities,
-    onStream: (s) => runner.attachStream(s.start.customParameters.call_id ?? '', s),
-  });
   let closing: Promise<void> | undefined;
   return {
     calls, runner, outbox, secrets, deliverer, signer, pool, instances,
     mediaUpgrade(carrier, req, socket, head) {
-      if (live) { if (carrier === live.name) live.mediaUpgrade(req, socket, head); else refuseUpgrade(socket, `no ${carrier} carrier here`); return; }
-      if (carrier === 'twilio') upgrade(req, socket, head); else refuseUpgrade(socket, `no ${carrier} carrier here (CARRIER is not ${carrier})`);
+      if (carrier === edge.name) edge.mediaUpgrade(req, socket, head);
+      else refuseUpgrade(socket, 'not_found', `no ${carrier} carrier here (CARRIER is not ${carrier})`);
     },
-    carrierCallback: (carrier, hook, req) => (live?.name === carrier ? live.callback(hook, req) : undefined),
+    carrierCallback: (carrier, hook, req) => (carrier === edge.name ? edge.callback?.(hook, req) : undefined),
     overrideAdapters(o) {
       const before = { ...adapters };
       const wrapped = withDefaultTimeouts({ ...adapters, ...o }, config.ADAPTER_TIMEOUT_MS);
@@ -113,8 +109,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       return () => { Object.assign(adapters, before); };
     },
     async recordingFor(callId) {
-      const r = await db.query<{ recording_path: string | null }>('SELECT recording_path FROM calls WHERE id = $1', [callId]);
-      const path = r.rows[0]?.recording_path;
+      const path = await recordingPathOf(db, callId);
       return path ? store.read(path) : undefined;
     },
     close: () => (closing ??= (async () => {
@@ -122,8 +117,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       await registered;
       await instances.close();
       // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
-      upgrade.closeAll();
-      await live?.close();
+      await edge.close();
       await deliverer.close();
       if (ownPool) await pool.close();
     })()),

@@ -8,11 +8,10 @@
  */
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log.js';
-import type { CallRow } from './repo.js';
+import { liveCallsOnInstance, type CallRow } from './repo.js';
 
 /** The most calls of one dead instance ended per sweep (the rest on the next tick). */
 const SWEEP_BATCH = 500;
-const LIVE = `('queued', 'dialing', 'ringing', 'in_progress')`;
 
 export interface LostCallEnder { endLost(row: CallRow): Promise<void> }
 
@@ -44,8 +43,7 @@ export class EngineInstances {
       `SELECT id FROM engine_instances WHERE id <> $1 AND seen_at < now() - make_interval(secs => $2)`, [this.o.instanceId, this.o.leaseSeconds]);
     let ended = 0;
     for (const { id } of stale.rows) {
-      // Rare (an instance died), so a scan of calls by status is acceptable here; no index is kept for it.
-      const live = await this.o.db.query<CallRow>(`SELECT * FROM calls WHERE instance_id = $1 AND status IN ${LIVE} LIMIT ${SWEEP_BATCH}`, [id]);
+      const live = { rows: await liveCallsOnInstance(this.o.db, id, SWEEP_BATCH) };
       for (const row of live.rows) {
         await this.o.runner.endLost(row).catch((err) => this.o.log.error({ err, call_id: row.id }, 'could not end a call of a lost instance'));
         ended += 1;

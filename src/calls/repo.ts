@@ -1,4 +1,9 @@
-/** SQL of the calls table (every query filters by tenant_id) and the row -> public JSON mapping. */
+/**
+ * SQL of the calls table and the row -> public JSON mapping. Every query filters by tenant_id, except the two an
+ * instance runs over its own calls (the lost-instance sweep, a recording by call id). Status moves are written by
+ * lifecycle.ts only (the one writer of `status`, with its live item); reports over many calls (src/analytics) and
+ * the joins of other tables' own queries (campaign contacts, the privacy scope) stay with those tables.
+ */
 import type { Db, Queryable } from '../db/db.js';
 import type { AgentSnapshot, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES } from './types.js';
@@ -46,6 +51,36 @@ export async function setDurationUntil(q: Queryable, tenantId: string, id: strin
   await q.query(
     `UPDATE calls SET duration_seconds = GREATEST(0, round(extract(epoch FROM ($3::timestamptz - answered_at))))::int
      WHERE id = $1 AND tenant_id = $2 AND answered_at IS NOT NULL`, [id, tenantId, until.toISOString()]);
+}
+
+/** The call's status if it exists and is the tenant's (a listener may not probe other tenants' ids). */
+export async function callStatusOf(q: Queryable, tenantId: string, id: string): Promise<{ status: string } | undefined> {
+  return (await q.query<{ status: string }>('SELECT status FROM calls WHERE id = $1 AND tenant_id = $2', [id, tenantId])).rows[0];
+}
+
+/** Ids among `ids` of the tenant's calls that are not over yet (privacy: a live call is ended before erasure). */
+export async function liveCallIds(q: Queryable, tenantId: string, ids: string[]): Promise<string[]> {
+  const r = await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND NOT (status = ANY($3::text[]))',
+    [tenantId, ids, TERMINAL_STATUSES]);
+  return r.rows.map((x) => x.id);
+}
+
+/**
+ * Calls an instance was running when it died, at most `limit`. Rare (an instance died), so a scan by instance and
+ * status is acceptable here; no index is kept for it.
+ */
+export async function liveCallsOnInstance(q: Queryable, instanceId: string, limit: number): Promise<CallRow[]> {
+  return (await q.query<CallRow>('SELECT * FROM calls WHERE instance_id = $1 AND status = ANY($2::text[]) LIMIT $3', [instanceId, ACTIVE_STATUSES, limit])).rows;
+}
+
+/** The id of a call already made for the lead, if any (a lead is called once). */
+export async function callOfLead(q: Queryable, tenantId: string, leadId: string): Promise<string | undefined> {
+  return (await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 LIMIT 1', [tenantId, leadId])).rows[0]?.id;
+}
+
+/** Where the call's recording was written (by the instance that ran it), if it was. */
+export async function recordingPathOf(q: Queryable, callId: string): Promise<string | undefined> {
+  return (await q.query<{ recording_path: string | null }>('SELECT recording_path FROM calls WHERE id = $1', [callId])).rows[0]?.recording_path ?? undefined;
 }
 
 export class CallRepo {

@@ -11,7 +11,7 @@ import type { Db, Queryable } from '../db/db.js';
 import { outageBufferOf } from '../db/outage.js';
 import type { Logger } from '../log.js';
 import type { MediaStream } from '../media/stream.js';
-import { STREAM_TOKEN_PARAMETER } from '../media/twilio_edge.js';
+import { STREAM_TOKEN_PARAMETER } from '../carriers/contract.js';
 import type { Ticker } from '../media/ticker.js';
 import type { RecordingStore } from '../recordings/store.js';
 import { ConversationRepo } from '../repos/conversations.js';
@@ -214,7 +214,7 @@ export class CallRunner implements CallRunnerPort {
     const also = row.webhook_url || lastActivityAt ? async (tx: Queryable) => {
       if (lastActivityAt) await setDurationUntil(tx, row.tenant_id, row.id, lastActivityAt);
       if (!row.webhook_url) return;
-      const fresh = (await tx.query<CallRow>('SELECT * FROM calls WHERE id = $1 AND tenant_id = $2', [row.id, row.tenant_id])).rows[0];
+      const fresh = (await this.d.calls.repo.get(row.tenant_id, row.id, tx))!;
       const payload = callCompletedPayload(toRecord(fresh, this.d.recordingUrl));
       await this.d.outbox.enqueue(tx, { tenantId: row.tenant_id, callId: row.id, url: row.webhook_url, eventType: 'call.completed', payload });
     } : undefined;

@@ -10,6 +10,7 @@
  */
 import type { Db } from '../db/db.js';
 import { ApiError } from '../errors.js';
+import { callOfLead } from '../calls/repo.js';
 import type { Logger } from '../log.js';
 import { checkCallGates } from './gates.js';
 import { LeadRepo, type LeadCallStatus, type LeadRow } from './lead_repo.js';
@@ -64,10 +65,10 @@ export class LeadDispatcher {
       return { ...lead, call_id: c.callId ?? lead.call_id, call_status: c.status, call_reason: c.reason, scheduled_for: c.scheduledFor?.toISOString() ?? null };
     };
     if (recheck) {
-      const existing = await this.o.db.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 LIMIT 1', [job.tenant_id, lead.id]);
-      if (existing.rows[0]) {
+      const existing = await callOfLead(this.o.db, job.tenant_id, lead.id);
+      if (existing) {
         await this.#finish(job, 'done', null);
-        return set({ callId: existing.rows[0].id, status: 'dispatched', reason: null });
+        return set({ callId: existing, status: 'dispatched', reason: null });
       }
       const now = this.o.clock();
       const gate = await checkCallGates(this.o.db, job.tenant_id, lead.e164, now, { timezone: lead.timezone });

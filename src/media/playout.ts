@@ -1,7 +1,7 @@
 /**
  * Paced agent audio toward the carrier. Frames (20 ms mu-law) are sent no more than `leadFrames` ahead of a
  * virtual playhead that advances with wall time × timeScale, so a `clear` on barge-in drops little, and a mark
- * follows each sent batch: "r<reply>/e<epoch>/f<frame>" (carrier_protocols.md §1.6). A mark echoed with the
+ * follows each sent batch: "r<reply>/e<epoch>/f<frame>" (README.md, "Playout"). A mark echoed with the
  * current epoch proves the audio up to that frame played; a stale epoch means it was cleared.
  */
 export interface PlayoutSink {

@@ -8,6 +8,7 @@ import type { Db, Queryable } from '../db/db.js';
 import type { Logger } from '../log.js';
 import { newId } from '../ids.js';
 import { conflict } from '../errors.js';
+import { liveCallIds } from '../calls/repo.js';
 import { SUBJECT_TABLES } from './registry.js';
 import { resolveScope, type SubjectScope } from './scope.js';
 import { existingTables, queryNamed } from './sql.js';
@@ -16,8 +17,6 @@ import { expireTranscripts, type ExpireResult } from './retention.js';
 export interface EraseResult { subject: string; ended_calls: string[]; deleted: Record<string, number>; retained: Record<string, { rows: number; reason: string }>; audit_id: string }
 export interface AuditRecord { id: string; action: string; subject_hash: string | null; counts: Record<string, unknown>; actor: string; at: string }
 
-/** Statuses of a call that is not over yet (a session or the dialer may still write for it). */
-const LIVE = `'queued', 'scheduled', 'dialing', 'ringing', 'in_progress'`;
 /** Passes of end-then-erase before a call that keeps starting for the subject answers 409. */
 const ERASE_ROUNDS = 3;
 
@@ -78,8 +77,7 @@ export class PrivacyService {
   /** Ids of the subject's calls that are not over yet. */
   async #liveCalls(db: Queryable, tenant: string, hash: string): Promise<string[]> {
     const scope = await resolveScope(db, await existingTables(db), tenant, hash);
-    const r = await db.query<{ id: string }>(`SELECT id FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN (${LIVE})`, [tenant, scope.calls]);
-    return r.rows.map((x) => x.id);
+    return liveCallIds(db, tenant, scope.calls);
   }
 
   async #eraseNow(tenant: string, hash: string, actor: string, endedCalls: string[]): Promise<EraseResult> {
@@ -90,8 +88,8 @@ export class PrivacyService {
       const scope = await resolveScope(tx, tables, tenant, hash);
       if (this.o.recordings) for (const id of scope.calls) orphans.push(this.o.recordings.pathOf(id));
       // a live call has a session writing events for it: it is ended (erase) before its rows go
-      const live = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM calls WHERE tenant_id = $1 AND id = ANY($2::text[]) AND status IN (${LIVE})`, [tenant, scope.calls]);
-      if (live.rows[0].n > 0) throw new LiveCallsLeft(live.rows[0].n);
+      const live = (await liveCallIds(tx, tenant, scope.calls)).length;
+      if (live > 0) throw new LiveCallsLeft(live);
       const deleted: Record<string, number> = {};
       const retained: EraseResult['retained'] = {};
       for (const d of SUBJECT_TABLES) {

@@ -1,7 +1,7 @@
 /**
  * The live providers of each slot, the setting that selects one, and the keys it cannot run without. One table
  * serves start-up validation (src/config.ts), GET /v1/integrations (src/integrations.ts) and the adapter wiring
- * (src/providers/index.ts), so what is reported live is exactly what is wired.
+ * (src/providers/index.ts, src/carriers/index.ts), so what is reported live is exactly what is wired.
  */
 
 export interface ProviderSpec {
@@ -21,7 +21,7 @@ export const SLOTS = {
     providers: {
       twilio: { keys: ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM_NUMBER'] },
       plivo: { keys: ['PLIVO_AUTH_ID', 'PLIVO_AUTH_TOKEN', 'PLIVO_FROM_NUMBER'] },
-      exotel: { keys: ['EXOTEL_ACCOUNT_SID', 'EXOTEL_API_KEY', 'EXOTEL_API_TOKEN', 'EXOTEL_CALLER_ID', 'EXOTEL_APP_ID'] },
+      exotel: { keys: ['EXOTEL_ACCOUNT_SID', 'EXOTEL_API_KEY', 'EXOTEL_API_TOKEN', 'EXOTEL_CALLER_ID', 'EXOTEL_APP_ID', 'EXOTEL_HOOK_SECRET'] },
     },
   },
   speech_to_text: {

@@ -26,6 +26,8 @@ export const providerSettings = {
   EXOTEL_CALLER_ID: key,
   EXOTEL_APP_ID: key,
   EXOTEL_API_BASE_URL: url('https://api.in.exotel.com'),
+  /** the deployment secret the flow's applet URLs carry (Exotel signs nothing): 16+ characters */
+  EXOTEL_HOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** where a transfer to a human goes when the agent names no number of its own (E.164) */
   HUMAN_TRANSFER_NUMBER: phone,
   /** how long a placed call may ring before it ends as no_answer (carriers' own timeouts aside), s */

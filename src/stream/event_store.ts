@@ -91,8 +91,3 @@ export class CallEventStore {
   }
 }
 
-/** The call's tenant and status, or undefined when it does not exist (or is another tenant's). */
-export async function findCall(db: Queryable, tenantId: string, callId: string): Promise<{ status: string } | undefined> {
-  const r = await db.query<{ status: string }>('SELECT status FROM calls WHERE id = $1 AND tenant_id = $2', [callId, tenantId]);
-  return r.rows[0];
-}

@@ -9,13 +9,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { decodeJwt } from 'jose';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { AppDeps } from '../api/deps.js';
-import { bearerToken, resolveCredential } from '../api/auth_middleware.js';
-import { problemBody } from '../api/problem.js';
 import { ApiError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { refuseUpgrade } from '../problem.js';
 import type { Principal } from '../auth/tokens.js';
-import { findCall } from './event_store.js';
 import { isTerminal } from '../calls/types.js';
+import type { StreamEdge } from './edge.js';
 import { CLOSE, clientMessage, type ErrorReply } from './protocol.js';
 
 /** Client frames are tiny JSON commands. */
@@ -25,7 +24,19 @@ const MAX_SEQ = 2 ** 31 - 1;
 export const STREAM_SUBPROTOCOL = 'voicecall.v1';
 const BEARER_SUBPROTOCOL = 'bearer.';
 
-export function streamUpgradeHandler(deps: AppDeps) {
+/** What the socket needs of the service: no more (the API layer builds it from its deps). */
+export interface StreamSocketPorts {
+  log: Logger;
+  /** a JWT or API key to its principal; throws ApiError('unauthenticated') otherwise */
+  authenticate(token: string): Promise<Principal>;
+  /** the call's status if it is the tenant's */
+  findCall(tenantId: string, callId: string): Promise<{ status: string } | undefined>;
+  edge: Pick<StreamEdge, 'attach'>;
+  listeners: { inc(): void; dec(): void };
+  transfer(tenantId: string, callId: string, req: { target?: string; by: string }): Promise<unknown>;
+}
+
+export function streamUpgradeHandler(deps: StreamSocketPorts) {
   const wss = new WebSocketServer({
     noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES, clientTracking: false, perMessageDeflate: false,
     // ws would select the first offered protocol, which may be the bearer one: echoing a token in a response header.
@@ -41,31 +52,38 @@ export function streamUpgradeHandler(deps: AppDeps) {
   };
 }
 
-async function upgrade(deps: AppDeps, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, callId: string) {
+async function upgrade(deps: StreamSocketPorts, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, callId: string) {
   const url = new URL(req.url ?? '/', 'http://x');
   const token = bearerToken(req) || subprotocolToken(req) || url.searchParams.get('access_token');
   if (!token) throw new ApiError('unauthenticated', `missing credentials: Authorization: Bearer <token>, subprotocols ${STREAM_SUBPROTOCOL} + ${BEARER_SUBPROTOCOL}<token>, or ?access_token=`);
-  const principal = await resolveCredential(deps, token, true);
+  const principal = await deps.authenticate(token);
   const afterRaw = url.searchParams.get('after_seq');
   const afterSeq = afterRaw === null ? 0 : Number(afterRaw);
   // seq is a PostgreSQL integer: larger values could never match and would fail the query.
   if (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || afterSeq > MAX_SEQ || (afterRaw !== null && !/^\d+$/.test(afterRaw))) {
     throw new ApiError('validation_failed', 'after_seq must be a non-negative integer', { fields: [{ path: 'after_seq', message: 'must be a non-negative integer' }] });
   }
-  const call = await findCall(deps.db, principal.tenantId, callId);
+  const call = await deps.findCall(principal.tenantId, callId);
   if (!call) throw new ApiError('not_found', 'call not found');
   if (socket.destroyed) return;
   wss.handleUpgrade(req, socket, head, (ws) => {
     // A protocol error (oversized frame, invalid UTF-8) is emitted here after ws has already sent the matching
     // close frame (1009, 1007): without a listener it would be an uncaught exception that stops the process.
     ws.on('error', (err) => deps.log.debug({ err, call_id: callId }, 'stream listener socket error'));
-    deps.metrics.streamListeners.inc();
+    deps.listeners.inc();
     const expiry = closeAtExpiry(ws, token);
-    const gone = () => { clearTimeout(expiry); deps.metrics.streamListeners.dec(); };
+    const gone = () => { clearTimeout(expiry); deps.listeners.dec(); };
     const session: SocketSession = { ws, principal, callId, transferInFlight: false };
     ws.on('message', (data, isBinary) => void onClientMessage(deps, session, isBinary ? undefined : String(data)));
-    void deps.stream.edge.attach(ws, socket, callId, afterSeq, isTerminal(call.status), gone);
+    void deps.edge.attach(ws, socket, callId, afterSeq, isTerminal(call.status), gone);
   });
+}
+
+/** `Authorization: Bearer <token>`: '' when the header is there but malformed. */
+function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(h)?.[1] ?? '';
 }
 
 /** The token of an offered `bearer.<token>` subprotocol; it must come with `voicecall.v1`, the one selected. */
@@ -81,7 +99,7 @@ function subprotocolToken(req: IncomingMessage): string | undefined {
 
 interface SocketSession { ws: WebSocket; principal: Principal; callId: string; transferInFlight: boolean }
 
-async function onClientMessage(deps: AppDeps, session: SocketSession, text: string | undefined): Promise<void> {
+async function onClientMessage(deps: StreamSocketPorts, session: SocketSession, text: string | undefined): Promise<void> {
   const { ws, principal, callId } = session;
   const reply = (r: ErrorReply) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(r)); };
   let json: unknown;
@@ -97,7 +115,7 @@ async function onClientMessage(deps: AppDeps, session: SocketSession, text: stri
   session.transferInFlight = true;
   try {
     // Every principal is at least an operator (roles: operator < admin), which is what a transfer needs.
-    await deps.calls.transfer(principal.tenantId, callId, { target: parsed.data.target, by: principal.sub });
+    await deps.transfer(principal.tenantId, callId, { target: parsed.data.target, by: principal.sub });
   } catch (err) {
     if (err instanceof ApiError) return reply({ type: 'error', request: 'transfer', code: err.code, detail: err.message });
     deps.log.error({ err, call_id: callId }, 'transfer from a stream listener failed');
@@ -120,9 +138,5 @@ function closeAtExpiry(ws: WebSocket, token: string): NodeJS.Timeout | undefined
 }
 
 function refuse(socket: Duplex, err: ApiError): void {
-  if (socket.destroyed) return;
-  const body = JSON.stringify(problemBody(err.code, err.message, err.extra));
-  const reason = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 500: 'Internal Server Error' }[err.status] ?? 'Error';
-  const auth = err.status === 401 ? 'WWW-Authenticate: Bearer\r\n' : '';
-  socket.end(`HTTP/1.1 ${err.status} ${reason}\r\nContent-Type: application/problem+json\r\n${auth}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  refuseUpgrade(socket, err.code, err.message, { extra: err.extra });
 }

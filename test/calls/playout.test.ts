@@ -5,7 +5,7 @@
 import t from 'tap';
 import type { WebSocket } from 'ws';
 import { Playout, type PlayoutSink } from '../../src/media/playout.js';
-import { TwilioStream } from '../../src/media/twilio_edge.js';
+import { TwilioStream } from '../../src/carriers/twilio/codec.js';
 
 const frames = (n: number) => Array.from({ length: n }, (_, i) => new Uint8Array(160).fill(i));
 

@@ -1,6 +1,7 @@
 /** Twilio Media Streams messages (real samples from carrier_protocols.md §1.3/§1.4) and X-Twilio-Signature vectors (§1.8). */
 import t from 'tap';
-import { clearMessage, markMessage, mediaMessage, parseTwilioMessage, TwilioProtocolError, twilioSignature, verifyTwilioSignature } from '../../src/media/twilio_protocol.js';
+import { clearMessage, markMessage, mediaMessage, parseTwilioMessage, TwilioProtocolError } from '../../src/carriers/twilio/codec.js';
+import { twilioSignature, verifyTwilioSignature } from '../../src/carriers/twilio/signature.js';
 
 const SID = 'MZXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX';
 

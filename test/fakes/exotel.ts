@@ -146,7 +146,7 @@ export class FakeExotel {
       await this.#status(call, 'answered', 'in-progress');
       const q = new URLSearchParams({ CallSid: call.sid, CallFrom: to, CallTo: String(form.get('CallerId')), Direction: 'outbound-api',
         CustomField: form.get('CustomField') ?? '' });
-      const r = await fetch(`${this.o.appletUrl()}?${q}`);
+      const r = await fetch(withQuery(this.o.appletUrl(), q));
       const body = await r.json().catch(() => ({})) as { url?: string };
       if (r.status !== 200 || typeof body.url !== 'string') { call.ended = `applet_failed:${r.status}`; return this.#status(call, 'terminal', 'failed'); }
       call.streamUrl = body.url;
@@ -159,10 +159,10 @@ export class FakeExotel {
     if (call.ended) return;
     call.ended = 'bot';
     if (this.o.passthruUrl) {
-      const r = await fetch(`${this.o.passthruUrl()}?${q}`, { redirect: 'manual' });
+      const r = await fetch(withQuery(this.o.passthruUrl(), q), { redirect: 'manual' });
       call.passthru = r.status;
       if (r.status === 200 && this.o.connectUrl) {
-        const d = await fetch(`${this.o.connectUrl()}?${q}`);
+        const d = await fetch(withQuery(this.o.connectUrl(), q));
         const j = await d.json().catch(() => ({})) as { destination?: { numbers?: string[] } };
         call.dialed = j.destination?.numbers;
       }
@@ -249,3 +249,6 @@ export class FakeExotel {
     ws.send(JSON.stringify({ event: 'mark', sequence_number: String(seq), stream_sid: streamSid, mark: { name } }));
   }
 }
+
+/** Exotel adds its parameters to the URL as configured in the flow: after `&` when that URL has a query already. */
+const withQuery = (url: string, q: URLSearchParams): string => `${url}${url.includes('?') ? '&' : '?'}${q}`;

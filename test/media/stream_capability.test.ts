@@ -8,7 +8,7 @@ import t from 'tap';
 import WebSocket from 'ws';
 import { API_KEY, api, startTestServer } from '../helpers/server.js';
 import { CallCapabilities } from '../../src/auth/call_capability.js';
-import { START_TIMEOUT_MS } from '../../src/media/twilio_edge.js';
+import { START_TIMEOUT_MS } from '../../src/carriers/media_socket.js';
 
 t.test('capabilities: bound to the call, the purpose and the secret; expiring; single use', async (t) => {
   const caps = new CallCapabilities('a-service-secret-that-is-long-enough', 'media-stream');

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { AdapterError, type CarrierCallEvent } from '../../src/adapters/types.js';
-import { CarrierCalls } from '../../src/providers/carrier_calls.js';
+import { CallTracker as CarrierCalls } from '../../src/carriers/call_tracker.js';
 
 const setup = (ringTimeoutMs = 10_000, signal?: AbortSignal) => {
   const calls = new CarrierCalls();

@@ -7,7 +7,7 @@
 import t from 'tap';
 import type { WebSocket } from 'ws';
 import { mulawEncode } from '../../src/audio/index.js';
-import { ExotelProtocolError, ExotelStream, parseExotelMessage } from '../../src/providers/exotel/media.js';
+import { ExotelProtocolError, ExotelStream, parseExotelMessage } from '../../src/carriers/exotel/codec.js';
 
 function socket() {
   const sent: any[] = [];

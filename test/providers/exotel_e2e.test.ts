@@ -15,11 +15,14 @@ const behaviours: Record<string, ExotelBehaviour> = {
   '+919800000001': 'busy', '+919800000002': 'no-answer', '+919800000003': 'invalid', '+919800000004': 'ratelimit-once', '+919800000006': 'silent',
 };
 let base = '';
+/** the deployment secret the flow's applet URLs carry (EXOTEL_HOOK_SECRET) */
+const HOOK_SECRET = 'exotel-flow-secret-0123456789';
 const fake = await new FakeExotel({ sid: 'acme1', apiKey: 'exo-key', apiToken: 'exo-token', appId: '424242',
-  appletUrl: () => `${base}/carriers/exotel/stream`, passthruUrl: () => `${base}/carriers/exotel/next`, connectUrl: () => `${base}/carriers/exotel/dial`,
+  appletUrl: () => `${base}/carriers/exotel/stream?secret=${HOOK_SECRET}`, passthruUrl: () => `${base}/carriers/exotel/next?secret=${HOOK_SECRET}`,
+  connectUrl: () => `${base}/carriers/exotel/dial?secret=${HOOK_SECRET}`,
   audio: calleeGreeting('d03_pink_snr10.wav'), reply: calleeAnswer(), interrupt: calleeAnswer('sorry that is not what I asked'), behaviour: (to) => behaviours[to] ?? 'answer' }).start();
 const live = await startLiveService({ CARRIER: 'exotel', EXOTEL_ACCOUNT_SID: 'acme1', EXOTEL_API_KEY: 'exo-key', EXOTEL_API_TOKEN: 'exo-token',
-  EXOTEL_CALLER_ID: '08047491899', EXOTEL_APP_ID: '424242', EXOTEL_API_BASE_URL: fake.baseUrl });
+  EXOTEL_CALLER_ID: '08047491899', EXOTEL_APP_ID: '424242', EXOTEL_API_BASE_URL: fake.baseUrl, EXOTEL_HOOK_SECRET: HOOK_SECRET });
 base = live.srv.baseUrl;
 const hooks = await webhookReceiver();
 t.teardown(async () => { await live.close(); await fake.close(); await hooks.close(); });
@@ -156,4 +159,29 @@ t.test('transfer: the bot leg closes, the Passthru goes on and Connect dials the
   t.same(call.dialed, ['+919876500000']);
   const done = await ended(id);
   t.equal(done.ended_reason, 'transferred');
+});
+
+t.test('the flow\'s hooks without its secret: 403 and nothing more, even for a call of ours waiting for its stream', async (t) => {
+  const id = await dispatch('+919800000006'); // the fake places it and then stays silent: the call waits for its stream
+  const call = await callAt(id);
+  const ask = (query: string, headers: Record<string, string> = {}) => fetch(`${base}/carriers/exotel/stream?${query}`, { headers });
+  for (const [what, r] of [
+    ['no credentials', await ask(`CallSid=${call.sid}&CustomField=${id}`)],
+    ['a wrong secret', await ask(`secret=not-the-secret-at-all&CallSid=${call.sid}`)],
+    ['wrong basic-auth credentials', await ask(`CallSid=${call.sid}`, { authorization: `Basic ${Buffer.from('exotel:guess').toString('base64')}` })],
+    ['the secret, an unknown call', await ask(`secret=${HOOK_SECRET}&CallSid=${'0'.repeat(32)}`)],
+  ] as const) {
+    t.equal(r.status, 403, what);
+    t.equal(await r.text(), '', `${what}: no body`);
+  }
+  const dial = await fetch(`${base}/carriers/exotel/dial?CallSid=${call.sid}`);
+  t.equal(dial.status, 403, 'the transfer number is not revealed either');
+  t.equal(await dial.text(), '');
+  const ok = await ask(`CallSid=${call.sid}&CustomField=${id}`, { authorization: `Basic ${Buffer.from(`exotel:${HOOK_SECRET}`).toString('base64')}` });
+  t.equal(ok.status, 200, 'basic-auth credentials in the applet URL');
+  t.match(await ok.json(), { url: /\/media\/exotel\?call_id=call_[0-9a-f]{24}&token=/ });
+  const again = await ask(`secret=${HOOK_SECRET}&CallSid=${call.sid}&CustomField=${id}`);
+  t.equal(again.status, 403, 'one stream URL per call');
+  await api(base, 'POST', `/calls/${id}/hangup`, auth);
+  await ended(id, 40_000);
 });

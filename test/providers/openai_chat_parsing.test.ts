@@ -8,7 +8,7 @@ import t from 'tap';
 import { SseDecoder } from '../../src/providers/openai_chat/sse.js';
 import { parseArguments, ToolCallAssembler } from '../../src/providers/openai_chat/tool_calls.js';
 import { SentenceGate } from '../../src/providers/openai_chat/sentence_gate.js';
-import { retryWaitMs } from '../../src/providers/openai_chat/client.js';
+import { retryWaitMs } from '../../src/providers/http/retry.js';
 import { SentenceChunker } from '../../src/session/chunker.js';
 import { joinFragments } from '../../src/conversations/demo.js';
 

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import { OpenAiStt } from '../../src/providers/openai_stt/index.js';
 import { isoLanguage } from '../../src/providers/openai_stt/adapter.js';
-import { retryAfterMs } from '../../src/providers/openai_stt/retry.js';
+import { retryAfterMs } from '../../src/providers/http/retry.js';
 import { AdapterError } from '../../src/adapters/types.js';
 import { createLogger } from '../../src/log.js';
 import { startFakeTranscription } from '../fakes/openai_transcription.js';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { WebSocket } from 'ws';
 import { mulawEncode } from '../../src/audio/index.js';
-import { parseExtraHeaders, parsePlivoMessage, PlivoProtocolError, PlivoStream } from '../../src/providers/plivo/media.js';
+import { parseExtraHeaders, parsePlivoMessage, PlivoProtocolError, PlivoStream } from '../../src/carriers/plivo/codec.js';
 
 function socket() {
   const sent: any[] = [];

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import plivo from 'plivo';
-import { plivoSignatureV3, verifyPlivoSignatureV3 } from '../../src/providers/plivo/signature.js';
+import { plivoSignatureV3, verifyPlivoSignatureV3 } from '../../src/carriers/plivo/signature.js';
 
 const TOKEN = 'MjA0YzNhNGQtZmFrZS10b2tlbg';
 const cases: Array<['GET' | 'POST', string, Record<string, string | string[]>]> = [

@@ -12,13 +12,13 @@ import type { CarrierCallEvent } from '../../src/adapters/types.js';
 import { CallCapabilities } from '../../src/auth/call_capability.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
-import { twilioSignature, verifyTwilioSignature } from '../../src/media/twilio_protocol.js';
-import { outcomeOfApiError } from '../../src/providers/twilio/errors.js';
-import { TwilioApiError } from '../../src/providers/twilio/rest.js';
-import { advances, carrierStatusOf, machineEvent, unansweredOutcome } from '../../src/providers/twilio/status.js';
-import { connectStreamTwiml, dialTwiml } from '../../src/providers/twilio/twiml.js';
-import { TwilioCarrier } from '../../src/providers/twilio/carrier.js';
-import { TrackedCalls } from '../../src/providers/twilio/calls.js';
+import { twilioSignature, verifyTwilioSignature } from '../../src/carriers/twilio/signature.js';
+import { outcomeOfApiError } from '../../src/carriers/twilio/errors.js';
+import { TwilioApiError } from '../../src/carriers/twilio/rest.js';
+import { advances, applyAmd, applyStatus, carrierStatusOf, machineEvent, unansweredOutcome } from '../../src/carriers/twilio/status.js';
+import { connectStreamTwiml, dialTwiml } from '../../src/carriers/twilio/markup.js';
+import { TwilioCarrier } from '../../src/carriers/twilio/carrier.js';
+import { CallTracker } from '../../src/carriers/call_tracker.js';
 import { FakeTwilio } from '../fakes/twilio.js';
 
 const SID = 'AC' + '1'.repeat(32);
@@ -71,15 +71,15 @@ t.test('any order, any repeats: answered once, ended once, never ringing after t
   };
   permute(news, []);
   for (const order of orders) {
-    const calls = new TrackedCalls();
+    const calls = new CallTracker();
     const events: string[] = [];
-    const { call, result } = calls.open('call_p', (e) => events.push(e.type));
-    calls.created(call, 'CA1');
+    const { call, result } = calls.track('call_p', { data: {}, onEvent: (e) => events.push(e.type), ringTimeoutMs: 60_000, cancel: async () => {} });
+    call.carrierCallId = 'CA1';
     const results: string[] = [];
     void result.then((r) => results.push(r.outcome));
     for (const [hook, v] of [...order, ...order]) { // every callback twice
       if (!calls.find('call_p', 'CA1')) continue; // forgotten once over: later news is acknowledged and ignored
-      if (hook === 'status') calls.status(call, { CallSid: 'CA1', CallStatus: v }); else calls.amd(call, { CallSid: 'CA1', AnsweredBy: v });
+      if (hook === 'status') applyStatus(calls, call, { CallSid: 'CA1', CallStatus: v }); else applyAmd(calls, call, { CallSid: 'CA1', AnsweredBy: v });
     }
     await result;
     const label = order.map((n) => n[1]).join(',');

@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { MULAW_SILENCE, mulawDecode, PHONE_FRAME_SAMPLES } from '../../audio/index.js';
 import { simVoiceMulawFrames } from '../../simvoice/index.js';
 import type { Ticker } from '../../media/ticker.js';
-import { twilioSignature } from '../../media/twilio_protocol.js';
+import { twilioSignature } from '../../carriers/twilio/signature.js';
 import type { SimScenario } from '../sim_numbers.js';
 import { SimulatedCallee } from './callee.js';
 import { CalleeEar } from './callee_ear.js';

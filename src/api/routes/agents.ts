@@ -12,17 +12,9 @@ import type { AppDeps } from '../deps.js';
 import { ApiError, notFound } from '../../errors.js';
 import { DEFAULT_AGENT, type AgentInput, type AgentPatch, type QualifyStep } from '../../repos/agents.js';
 import { MAX_TEXT_STEPS, stepsFromText } from '../../dialog/script_text.js';
+import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../../calls/agent_settings.js';
 
-export const LANGUAGE_TAG = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
-
-/** Runtime settings of spec §2.3; shared with the client-library dispatch path (inline agent). */
-export const AgentRuntimeSettingsSchema = z.strictObject({
-  role: z.string().min(1).max(200),
-  voice: z.string().min(1).max(100),
-  language: z.string().regex(LANGUAGE_TAG, 'must be a language tag such as en-US'),
-  interruption_sensitivity: z.number().min(0).max(1),
-  turn_detection_timeout_ms: z.number().int().min(200).max(5000),
-});
+export { AgentRuntimeSettingsSchema, LANGUAGE_TAG };
 
 /** Longest qualify script written as text, characters. */
 export const QUALIFY_TEXT_MAX_CHARS = 8000;

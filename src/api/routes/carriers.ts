@@ -7,19 +7,20 @@
 import { z } from 'zod';
 import type { Request } from 'express';
 import { ApiError } from '../../errors.js';
-import type { CarrierName, CarrierRequest } from '../../providers/carrier.js';
+import { CARRIER_NAMES, type CarrierName, type CarrierRequest } from '../../carriers/contract.js';
 import type { AppDeps } from '../deps.js';
 import type { RouteTable } from '../route_table.js';
 import { parse, refuseUnstorable } from '../validate.js';
 
-const Params = z.object({ carrier: z.enum(['twilio', 'plivo', 'exotel']), hook: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'not a callback name') });
+const Params = z.object({ carrier: z.enum(CARRIER_NAMES), hook: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'not a callback name') });
 
 export function carrierRoutes(t: RouteTable, deps: AppDeps): void {
   for (const method of ['post', 'get'] as const) {
     t.add({
       method, path: '/carriers/:carrier/:hook', tag: 'carriers', auth: { kind: 'public' },
       summary: 'A callback of the live carrier (CARRIER): status, answering-machine results, the answer document, the stream address. '
-        + 'Verified by the carrier\'s signature (X-Twilio-Signature, X-Plivo-Signature-V3) or the call\'s capability; 403 otherwise.',
+        + 'Verified by the carrier\'s signature (X-Twilio-Signature, X-Plivo-Signature-V3), the call\'s key (Exotel status) or the '
+        + 'deployment secret of the Exotel flow (EXOTEL_HOOK_SECRET, ?secret= or basic auth); 403 otherwise.',
       responses: { 200: 'the carrier\'s answer (XML, JSON or empty)', 403: 'not signed by the carrier', 404: 'not a carrier this instance uses' },
       handler: async (req, res) => {
         const { carrier, hook } = parse(Params, req.params, 'params');

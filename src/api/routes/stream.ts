@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
-import { principalOf } from '../auth_middleware.js';
+import { principalOf, resolveCredential } from '../auth_middleware.js';
 import { parse } from '../validate.js';
 import { ApiError } from '../../errors.js';
-import { findCall } from '../../stream/event_store.js';
+import { callStatusOf } from '../../calls/repo.js';
 import { streamUpgradeHandler } from '../../stream/socket.js';
 import { transferBody } from '../../stream/protocol.js';
 
@@ -26,7 +26,12 @@ export function streamRoutes(t: RouteTable, deps: AppDeps): void {
       + 'failures come back as {type:"error", code, detail}. Close codes: 1000 call_ended (do not reconnect), 1001 server_shutdown, '
       + '4001 token_expired (JWT expired; reconnect with a fresh one), 4008 slow_consumer (buffer bound passed; reconnect with after_seq). Refused upgrades answer problem+json: 401, 404 (unknown or '
       + "another tenant's call), 400 (bad after_seq). The server pings every 25 s and drops peers that do not answer.",
-    handle: streamUpgradeHandler(deps),
+    handle: streamUpgradeHandler({
+      log: deps.log, edge: deps.stream.edge, listeners: deps.metrics.streamListeners,
+      authenticate: (token) => resolveCredential(deps, token, true),
+      findCall: (tenantId, callId) => callStatusOf(deps.db, tenantId, callId),
+      transfer: (tenantId, callId, req) => deps.calls.transfer(tenantId, callId, req),
+    }),
   });
 
   t.add({
@@ -37,7 +42,7 @@ export function streamRoutes(t: RouteTable, deps: AppDeps): void {
       const p = principalOf(req);
       const q = parse(historyQuery, req.query, 'query');
       const callId = String(req.params.id);
-      if (!(await findCall(deps.db, p.tenantId, callId))) throw new ApiError('not_found', 'call not found');
+      if (!(await callStatusOf(deps.db, p.tenantId, callId))) throw new ApiError('not_found', 'call not found');
       const data = await deps.stream.store.afterForTenant(p.tenantId, callId, q.after_seq, q.limit);
       return { data, next_after_seq: data.length ? data[data.length - 1].seq : q.after_seq };
     },

@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { AdapterError, type AdapterCallOptions } from '../../adapters/types.js';
 import type { IntegrationAnswer, ToolIntegration, ToolInvocation } from '../../tools/types.js';
-import { errorMessage, exchangeJson, trimBase } from '../json_http.js';
+import { errorMessage, exchangeJson, trimBase } from '../http/json.js';
 
 /** the version whose request shape this client sends (the docs: without it the endpoint falls back to an older one) */
 export const CALCOM_API_VERSION = '2024-08-13';
@@ -38,7 +38,7 @@ export class CalComBooking implements ToolIntegration {
       ...(phone ? { phoneNumber: phone } : {}),
     };
     const r = await exchangeJson({
-      name: 'cal.com', method: 'POST', url: `${trimBase(this.o.baseUrl)}/v2/bookings`, idempotent: false, signal: opts.signal,
+      name: 'cal.com', method: 'POST', url: `${trimBase(this.o.baseUrl)}/v2/bookings`, idempotent: false, signal: opts.signal, secrets: [this.o.apiKey],
       headers: { authorization: `Bearer ${this.o.apiKey}`, 'cal-api-version': CALCOM_API_VERSION },
       body: { start: new Date(a.start).toISOString(), eventTypeId: this.o.eventTypeId, attendee, metadata: { call_id: inv.callId } },
     });

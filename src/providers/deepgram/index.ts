@@ -2,7 +2,7 @@
  * The STT_PROVIDER=deepgram factory, from the settings. With OPENAI_API_KEY set as well, the OpenAI-compatible
  * transcription endpoint stands by for turns Deepgram cannot finalize (src/providers/stt_failover.ts).
  */
-import type { ProviderContext } from '../index.js';
+import type { ProviderContext } from '../context.js';
 import { createOpenAiStt } from '../openai_stt/index.js';
 import { FailoverStt } from '../stt_failover.js';
 import { DeepgramStt } from './adapter.js';

@@ -7,6 +7,7 @@
  * result covered yet (ReplayBuffer) is sent again first, so no words are lost; a bad key is not retried.
  * Media time: Deepgram times are seconds of this socket's audio, mapped from the media time of its first chunk.
  */
+import { backoffMs } from '../http/retry.js';
 import type WebSocket from 'ws';
 import { mulawEncode } from '../../audio/g711.js';
 import { withDeadline } from '../../adapters/deadline.js';
@@ -175,7 +176,7 @@ export class DeepgramStream implements SttStream {
       this.#fail(this.#refused ?? new AdapterError('stt', 'unavailable', `Deepgram socket lost (${code}) and ${this.o.maxReconnects} reconnects failed`));
       return;
     }
-    const delay = this.#attempts === 1 ? 0 : this.o.reconnectBackoffMs * 2 ** (this.#attempts - 2);
+    const delay = this.#attempts === 1 ? 0 : backoffMs(this.#attempts - 2, { baseMs: this.o.reconnectBackoffMs, jitter: 0 });
     this.#reconnectTimer = setTimeout(() => { if (this.#state === 'connecting') this.#connect(); }, delay);
   }
 

@@ -8,7 +8,9 @@ import { AdapterError, type AdapterCallOptions, type SynthesisRequest, type Text
 import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { Pcm16Bytes, providerRate } from '../pcm_bytes.js';
-import { streamedBody, type HttpFailure } from '../stream_http.js';
+import { HttpError, errorDetail } from '../http/errors.js';
+import { nextRetryMs, pause } from '../http/retry.js';
+import { streamedBody, type HttpFailure } from '../http/stream.js';
 
 /** ElevenLabs voice ids are 20 letters and digits (e.g. JBFqnCBsd6RMkjVDRZzb); anything else is another provider's name */
 const VOICE_ID = /^[A-Za-z0-9]{20}$/;
@@ -16,9 +18,8 @@ const VOICE_ID = /^[A-Za-z0-9]{20}$/;
 const PCM_RATES = [8000, 16000, 22050, 24000] as const;
 /** a synthesis waits this long for its next bytes when the caller gives no deadline, ms */
 const DEFAULT_STALL_MS = 10_000;
-/** one retry, before any audio, of an answer that says "try again" (429, 5xx, unreachable) */
-const RETRY_DELAY_MS = 250;
-const MAX_RETRY_AFTER_MS = 1000;
+/** one retry, before any audio, of an answer that says "try again" (429, 5xx, unreachable); a longer Retry-After is not waited */
+const RETRY = { attempts: 2, baseMs: 250, jitter: 0, maxWaitMs: 1000 };
 
 export interface ElevenLabsOptions { apiKey: string; baseUrl: string; voiceId: string; modelId: string; log: Logger }
 
@@ -54,32 +55,26 @@ export class ElevenLabsTts implements TextToSpeechAdapter {
     for (let attempt = 0; ; attempt++) {
       let yielded = false;
       try {
-        for await (const chunk of streamedBody('tts', 'elevenlabs', url, init, { ...opts, timeoutMs, onError: httpError })) {
+        for await (const chunk of streamedBody('tts', 'elevenlabs', url, init, { ...opts, timeoutMs, onError: (f) => httpError(f, this.o.apiKey) })) {
           yielded = true;
           yield chunk;
         }
         return;
       } catch (err) {
-        const e = err as AdapterError & { retryAfterMs?: number };
-        if (yielded || attempt > 0 || !e.retryable || e.code === 'timeout' || opts.signal?.aborted) throw err;
-        this.o.log.warn({ code: e.code, voice }, 'elevenlabs synthesis failed, retrying once');
-        await new Promise((r) => setTimeout(r, Math.min(e.retryAfterMs ?? RETRY_DELAY_MS, MAX_RETRY_AFTER_MS)));
-        if (opts.signal?.aborted) throw new AdapterError('tts', 'canceled', 'elevenlabs synthesis canceled');
+        // a stall is not retried (the reply's deadline is spent), nor anything once audio has played
+        const wait = yielded || (err as AdapterError).code === 'timeout' ? undefined : nextRetryMs(err, attempt, RETRY);
+        if (wait === undefined) throw err;
+        this.o.log.warn({ code: (err as AdapterError).code, voice }, 'elevenlabs synthesis failed, retrying once');
+        await pause(wait, opts.signal, () => new AdapterError('tts', 'canceled', 'elevenlabs synthesis canceled'));
       }
     }
   }
 }
 
 /** ElevenLabs answers errors as {"detail": {"status": …, "message": …}} (or a string detail for validation). */
-function httpError(f: HttpFailure): AdapterError {
-  let message = f.detail;
-  try {
-    const d = (JSON.parse(f.detail) as { detail?: unknown }).detail;
-    message = typeof d === 'string' ? d : (d as { message?: string })?.message ?? JSON.stringify(d);
-  } catch { /* not JSON: keep the text */ }
+function httpError(f: HttpFailure, apiKey: string): AdapterError {
   const code = f.status === 429 || f.status >= 500 ? 'unavailable' : f.status === 400 || f.status === 422 ? 'invalid' : 'failed';
-  const err = new AdapterError('tts', code, `elevenlabs answered ${f.status}: ${message}`.slice(0, 300));
-  return Object.assign(err, { httpStatus: f.status, retryAfterMs: f.retryAfterMs });
+  return new HttpError('tts', code, `elevenlabs answered ${f.status}: ${errorDetail(f.detail, [apiKey], 280)}`, f.status, f.retryAfterMs);
 }
 
 /** TTS_PROVIDER=elevenlabs: the keys are checked by the catalog before this runs. */

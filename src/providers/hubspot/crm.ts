@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { AdapterError, type AdapterCallOptions } from '../../adapters/types.js';
 import type { IntegrationAnswer, ToolIntegration, ToolInvocation } from '../../tools/types.js';
-import { errorMessage, exchangeJson, trimBase, type JsonAnswer } from '../json_http.js';
+import { errorMessage, exchangeJson, trimBase, type JsonAnswer } from '../http/json.js';
 
 export interface HubSpotOptions { apiKey: string; baseUrl: string; propertyMap: Record<string, string>; log: Logger }
 
@@ -32,7 +32,7 @@ export class HubSpotCrm implements ToolIntegration {
     const properties = this.#properties(a, phone, email);
     const call = (method: 'POST' | 'PATCH', path: string, body: unknown, idempotent: boolean) => exchangeJson({
       name: 'hubspot', method, url: `${trimBase(this.o.baseUrl)}${path}`, headers: { authorization: `Bearer ${this.o.apiKey}` },
-      body, idempotent, signal: opts.signal,
+      body, idempotent, signal: opts.signal, secrets: [this.o.apiKey],
     });
     if (email) {
       const r = await call('POST', '/crm/v3/objects/contacts/batch/upsert', { inputs: [{ idProperty: 'email', id: email, properties }] }, true);

@@ -1,13 +1,13 @@
 /**
  * A small Chat Completions client over fetch: POST {baseUrl}/chat/completions with stream:true, the SSE body
- * decoded into chunks. Retries follow the provider's rules (429, 408, 409, 5xx and connection errors;
- * x-should-retry overrides; retry-after-ms, then retry-after, else 0.5 s·2ⁿ with jitter), but only before the
+ * decoded into chunks. Retries follow the provider's rules (src/providers/http/openai.ts), but only before the
  * stream carried anything, only a few times, and never for a wait longer than a caller can bear in silence
  * (maxRetryWaitMs): the dialog's fallback answers faster than a long back-off. Once text has flowed a failure ends
  * the stream. Cancellation goes into fetch, so an abort closes the HTTP response.
  */
 import { AdapterError } from '../../adapters/types.js';
-import { sleep } from '../../adapters/deadline.js';
+import { openAiFailure, openAiUnreachable } from '../http/openai.js';
+import { nextRetryMs, pause } from '../http/retry.js';
 import { SseDecoder } from './sse.js';
 
 export interface WireToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }
@@ -35,8 +35,6 @@ export interface ChatClientOptions {
   warn?: (msg: string) => void;
 }
 
-const RETRY_STATUSES = new Set([408, 409, 429]);
-
 export class ChatCompletionsClient {
   readonly #url: string;
   constructor(private readonly o: ChatClientOptions) {
@@ -51,24 +49,26 @@ export class ChatCompletionsClient {
     const body = JSON.stringify({ model: this.o.model, messages: req.messages, stream: true, ...(req.tools?.length ? { tools: req.tools } : {}) });
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
     if (this.o.apiKey) headers.authorization = `Bearer ${this.o.apiKey}`;
-    const maxRetries = this.o.maxRetries ?? 2;
+    const policy = { attempts: (this.o.maxRetries ?? 2) + 1, maxWaitMs: this.o.maxRetryWaitMs ?? 2000, signal };
+    const endpoint = { adapter: 'dialog' as const, what: 'dialog model', apiKey: this.o.apiKey };
+    /** the wait before trying again after `failure`, or the failure thrown when the policy says stop */
+    const again = async (failure: AdapterError, attempt: number) => {
+      const wait = nextRetryMs(failure, attempt, policy);
+      if (wait === undefined) throw failure;
+      await pause(wait, signal, canceled);
+    };
     for (let attempt = 0; ; attempt++) {
-      const canRetry = (waitMs: number) => attempt < maxRetries && waitMs <= (this.o.maxRetryWaitMs ?? 2000);
       let res: Response;
       try {
         res = await fetch(this.#url, { method: 'POST', headers, body, signal });
       } catch (err) {
         if (signal?.aborted) throw canceled();
-        const wait = backoffMs(attempt);
-        if (canRetry(wait)) { await pause(wait, signal); continue; }
-        throw new AdapterError('dialog', 'unavailable', `dialog model unreachable: ${(err as Error).message}`);
+        await again(openAiUnreachable(endpoint, err), attempt);
+        continue;
       }
       if (!res.ok) {
-        const detail = await errorDetail(res);
-        const wait = retryWaitMs(res.headers, attempt);
-        if (shouldRetry(res) && canRetry(wait)) { await pause(wait, signal); continue; }
-        const code = res.status === 429 || res.status >= 500 || res.status === 408 ? 'unavailable' : 'failed';
-        throw new AdapterError('dialog', code, `dialog model answered ${res.status}${detail ? `: ${detail}` : ''}`);
+        await again(await openAiFailure(endpoint, res), attempt);
+        continue;
       }
       if (/application\/json/i.test(res.headers.get('content-type') ?? '')) {
         // a server that ignored stream:true answered with the whole completion: read it as one chunk
@@ -85,9 +85,8 @@ export class ChatCompletionsClient {
       } catch (err) {
         if (signal?.aborted) throw canceled();
         if (err instanceof AdapterError) throw err;
-        const wait = backoffMs(attempt);
-        if (!started && canRetry(wait)) { await pause(wait, signal); continue; }
-        throw new AdapterError('dialog', started ? 'failed' : 'unavailable', `dialog stream broke: ${(err as Error).message}`);
+        // once text has flowed a retry would say it twice: the break is final
+        await again(new AdapterError('dialog', started ? 'failed' : 'unavailable', `dialog stream broke: ${(err as Error).message}`, !started), attempt);
       }
     }
   }
@@ -125,11 +124,6 @@ export class ChatCompletionsClient {
 
 const canceled = () => new AdapterError('dialog', 'canceled', 'dialog call canceled');
 
-/** The retry wait, ended by an abort as a cancellation. */
-async function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  try { await sleep(ms, signal); } catch { throw canceled(); }
-}
-
 /** A non-streamed chat.completion as the one chunk that says the same (content, tool calls, finish_reason). */
 function completionAsChunk(body: unknown): ChatChunk {
   const choice = (body as { choices?: Array<{ message?: { content?: string | null; tool_calls?: WireToolCall[] }; finish_reason?: string }> } | undefined)?.choices?.[0];
@@ -150,38 +144,4 @@ function parseChunk(data: string): (ChatChunk & { error?: unknown }) | undefined
 /** Whether a chunk said something (text or a tool call): after it, a broken stream is no longer retried. */
 function carriesOutput(chunk: ChatChunk): boolean {
   return chunk.choices?.some((c) => Boolean(c.delta?.content) || Boolean(c.delta?.tool_calls?.length)) ?? false;
-}
-
-function shouldRetry(res: Response): boolean {
-  const header = res.headers.get('x-should-retry');
-  if (header === 'true') return true;
-  if (header === 'false') return false;
-  return RETRY_STATUSES.has(res.status) || res.status >= 500;
-}
-
-/** The provider's requested wait (retry-after-ms, then retry-after in seconds or as an HTTP date), else back-off. */
-export function retryWaitMs(headers: Headers, attempt: number, nowMs = Date.now()): number {
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const after = headers.get('retry-after');
-  if (after) {
-    const seconds = Number.parseFloat(after);
-    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-    const at = Date.parse(after);
-    if (!Number.isNaN(at)) return Math.max(0, at - nowMs);
-  }
-  return backoffMs(attempt);
-}
-
-/** 0.5 s·2ⁿ capped at 8 s, less up to 25 % jitter (the openai package's schedule). */
-export const backoffMs = (attempt: number) => Math.min(500 * 2 ** attempt, 8000) * (1 - Math.random() * 0.25);
-
-async function errorDetail(res: Response): Promise<string> {
-  const text = await res.text().catch(() => '');
-  try {
-    const msg = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-    // OpenAI's 401 quotes the key it got, half masked: none of it goes into errors or logs
-    if (typeof msg === 'string') return msg.replace(/\b(sk|key)-[\w*.-]+/gi, '[redacted]').slice(0, 200);
-  } catch { /* not JSON: no detail */ }
-  return '';
 }

@@ -11,7 +11,7 @@
  */
 import { AdapterError, type DialogAdapter, type DialogEvent, type DialogTurnOptions, type DialogTurnRequest, type ToolOutcome } from '../../adapters/types.js';
 import { qualificationScore } from '../../dialog/extract.js';
-import type { ProviderContext } from '../index.js';
+import type { ProviderContext } from '../context.js';
 import { ChatCompletionsClient, type ChatClientOptions, type ChatMessage, type ChatTool } from './client.js';
 import { buildMessages, timeZoneOf } from './prompt.js';
 import { SentenceGate } from './sentence_gate.js';

@@ -68,7 +68,7 @@ export class OpenAiStt implements SpeechToTextAdapter {
       form.append('language', isoLanguage(language));
       form.append('response_format', 'json');
       return { method: 'POST', headers: { authorization: `Bearer ${this.o.apiKey}` }, body: form };
-    }, { maxRetries: this.o.maxRetries ?? 2, signal, deadlineAt: timeoutMs ? started + timeoutMs : Infinity });
+    }, { maxRetries: this.o.maxRetries ?? 2, signal, deadlineAt: timeoutMs ? started + timeoutMs : Infinity, apiKey: this.o.apiKey });
     const body = await res.json().catch(() => undefined) as { text?: unknown } | undefined;
     if (typeof body?.text !== 'string') throw new AdapterError('stt', 'failed', 'transcription endpoint answered without a text field', false);
     this.o.log.debug({ ms: Math.round(performance.now() - started), chars: body.text.length }, 'transcribed');

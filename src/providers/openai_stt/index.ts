@@ -1,5 +1,5 @@
 /** The STT_PROVIDER=openai factory: an OpenAI-compatible transcription endpoint, from the settings. */
-import type { ProviderContext } from '../index.js';
+import type { ProviderContext } from '../context.js';
 import { OpenAiStt } from './adapter.js';
 
 export { OpenAiStt, type OpenAiSttOptions } from './adapter.js';

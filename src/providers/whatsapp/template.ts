@@ -8,7 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { AdapterError, type AdapterCallOptions } from '../../adapters/types.js';
 import type { IntegrationAnswer, ToolIntegration, ToolInvocation } from '../../tools/types.js';
-import { errorMessage, exchangeJson, trimBase } from '../json_http.js';
+import { errorMessage, exchangeJson, trimBase } from '../http/json.js';
 
 /** Graph error codes that mean "throttled, nothing sent": 4 app rate limit, 80007 WABA rate limit, 130429 throughput */
 const THROTTLED = new Set([4, 80007, 130429]);
@@ -26,7 +26,7 @@ export class WhatsAppTemplate implements ToolIntegration {
     const params = this.o.bodyParams.map((name) => ({ type: 'text', text: inv.arguments[name]?.trim() || '-' }));
     const r = await exchangeJson({
       name: 'whatsapp', method: 'POST', url: `${trimBase(this.o.baseUrl)}/${encodeURIComponent(this.o.phoneNumberId)}/messages`,
-      headers: { authorization: `Bearer ${this.o.token}` }, idempotent: false, signal: opts.signal,
+      headers: { authorization: `Bearer ${this.o.token}` }, idempotent: false, signal: opts.signal, secrets: [this.o.token],
       notActed: (_s, body) => THROTTLED.has((body as { error?: { code?: number } })?.error?.code ?? -1),
       body: {
         messaging_product: 'whatsapp', recipient_type: 'individual', to, type: 'template',

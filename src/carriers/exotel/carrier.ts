@@ -1,0 +1,119 @@
+/**
+ * Exotel as a live carrier (README.md): a call is connected into the operator's flow (Calls/connect); the flow's
+ * Voicebot applet asks our `stream` hook for the socket URL, which carries the call's single-use capability; the
+ * status callback reports answer and end. Hooks:
+ * - status?call_id&key: the StatusCallback of one call; `key` is an HMAC of the call id only we can make.
+ * - stream, next, dial: the flow's applets (the Voicebot's URL, a Passthru after it: 200 = transfer, 302 = hang up,
+ *   the Connect applet's number), each carrying the deployment secret EXOTEL_HOOK_SECRET. They are believed only
+ *   with it and for a CallSid Exotel gave us for a call still running (the stream: one still waiting for its
+ *   stream); anything else is 403 and nothing more.
+ */
+import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
+import type { MediaStream } from '../../media/stream.js';
+import { bareForbidden, emptyAnswer, jsonAnswer, problemAnswer } from '../answers.js';
+import { CallTracker, type CarrierCall } from '../call_tracker.js';
+import { STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
+import { mediaSocket } from '../media_socket.js';
+import { placeTracked } from '../placing.js';
+import { exotelCodec } from './codec.js';
+import { dialJson, streamUrlJson } from './markup.js';
+import { ExotelRest } from './rest.js';
+import { statusKey, verifyHookSecret, verifyStatusKey } from './signature.js';
+import { exotelEnd } from './status.js';
+
+const TRANSFER_TARGET = /^\+?[1-9]\d{6,14}$/;
+
+export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
+  const c = ctx.config;
+  const rest = new ExotelRest({ baseUrl: c.EXOTEL_API_BASE_URL, accountSid: c.EXOTEL_ACCOUNT_SID!, apiKey: c.EXOTEL_API_KEY!, apiToken: c.EXOTEL_API_TOKEN! });
+  const flowUrl = `http://my.exotel.com/${encodeURIComponent(c.EXOTEL_ACCOUNT_SID!)}/exoml/start_voice/${encodeURIComponent(c.EXOTEL_APP_ID!)}`;
+  const hookSecret = c.EXOTEL_HOOK_SECRET!;
+  const calls = new CallTracker();
+  /** the open stream of each call, by Exotel's CallSid: hanging up or transferring is closing it */
+  const streams = new Map<string, MediaStream>();
+  const mediaUpgrade = mediaSocket(exotelCodec, { log: ctx.log, capabilities: ctx.capabilities, onStream: (callId, s) => {
+    if (!ctx.onStream(callId, s)) return false;
+    streams.set(s.carrierCallId, s);
+    return true;
+  } });
+
+  async function placeCall(req: PlaceCallRequest, opts: PlaceCallOptions = {}): Promise<PlaceCallResult> {
+    const form = new URLSearchParams({
+      From: req.to, CallerId: c.EXOTEL_CALLER_ID!, Url: flowUrl, CallType: 'trans', TimeOut: String(c.RING_TIMEOUT_SECONDS),
+      StatusCallback: `${ctx.publicBaseUrl}/carriers/exotel/status?${new URLSearchParams({ call_id: req.callId, key: statusKey(c.jwtSecret, req.callId) })}`,
+      'StatusCallbackEvents[0]': 'terminal', 'StatusCallbackEvents[1]': 'answered', CustomField: req.callId,
+    });
+    return placeTracked(calls, {
+      callId: req.callId, data: { mediaUrl: req.mediaUrl, token: req.parameters[STREAM_TOKEN_PARAMETER] ?? '' },
+      ringTimeoutMs: (c.RING_TIMEOUT_SECONDS + 5) * 1000,
+      // Exotel has no documented way to cancel a ringing call: giving up is refusing its stream when it is answered
+      cancel: async () => {},
+      create: async (signal) => {
+        const r = await rest.connect(form, signal);
+        // invalid number, DND/permissions, rate limit after retries, 5xx: the call fails with Exotel's words
+        if (r.status !== 200 && r.status !== 201) return { refused: rest.refusal(r) };
+        const sid = ExotelRest.sidOf(r);
+        return sid ? { carrierCallId: sid } : { refused: 'rejected: no call sid in the answer' };
+      },
+    }, opts, ctx.log);
+  }
+
+  async function hangup(carrierCallId: string): Promise<void> {
+    const call = calls.byCarrierId(carrierCallId);
+    if (call) calls.forgetLater(call.callId);
+    if (call?.transferTarget) return; // the bridge to the human stays up
+    streams.get(carrierCallId)?.close(); // the flow goes on to its next applet, which hangs up (`next` answers 302)
+    streams.delete(carrierCallId);
+  }
+
+  async function transfer(carrierCallId: string, target: string, _opts?: AdapterCallOptions): Promise<void> {
+    const call = calls.byCarrierId(carrierCallId);
+    const stream = streams.get(carrierCallId);
+    if (!call || !stream) throw new AdapterError('carrier', 'invalid', 'not a running call of this carrier');
+    if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164');
+    call.transferTarget = target;
+    stream.close(); // the flow's Passthru asks `next` (200: transfer) and its Connect applet dials what `dial` gives
+    streams.delete(carrierCallId);
+  }
+
+  /** A running call of ours Exotel asks about by its CallSid (and our CustomField, when it passes it on). */
+  const knownCall = (p: Record<string, string>): CarrierCall | undefined => {
+    const call = p.CallSid ? calls.byCarrierId(p.CallSid) : undefined;
+    if (!call || call.stage === 'ended' || (p.CustomField && p.CustomField !== call.callId)) return undefined;
+    return call;
+  };
+
+  async function callback(name: string, req: CarrierRequest): Promise<CarrierAnswer> {
+    const q = new URL(req.url).searchParams;
+    const p: Record<string, string> = { ...Object.fromEntries(q), ...req.params };
+    if (name === 'status') {
+      const callId = q.get('call_id') ?? '';
+      if (!verifyStatusKey(c.jwtSecret, callId, q.get('key'))) return problemAnswer('forbidden', 'not a status callback of this service');
+      if (p.EventType === 'answered' || p.Status === 'in-progress') calls.answered(callId, p.CallSid || undefined, p.Status || 'answered');
+      else if (p.Status) calls.ended(callId, exotelEnd(p.Status), p.Status);
+      return emptyAnswer(200);
+    }
+    if (name !== 'stream' && name !== 'next' && name !== 'dial') return problemAnswer('not_found', `no exotel callback ${name}`);
+    // the applet hooks say nothing to a stranger: no reason, no hint whether a call exists
+    if (!verifyHookSecret(hookSecret, req)) return bareForbidden();
+    const call = knownCall(p);
+    switch (name) {
+      case 'stream': {
+        // one stream URL per call, and only while the call waits for its stream
+        if (!call || call.data.streamAsked || streams.has(call.carrierCallId ?? '')) return bareForbidden();
+        call.data.streamAsked = 'yes';
+        calls.answered(call.callId, p.CallSid, 'in-progress'); // the flow reached the Voicebot: the callee picked up
+        return jsonAnswer(streamUrlJson(call.data.mediaUrl, call.callId, call.data.token));
+      }
+      case 'next':
+        return call?.transferTarget ? emptyAnswer(200) : emptyAnswer(302);
+      default:
+        return call?.transferTarget ? jsonAnswer(dialJson(call.transferTarget)) : bareForbidden();
+    }
+  }
+
+  return {
+    name: 'exotel', placeCall, hangup, transfer, callback, mediaUpgrade,
+    async close() { calls.close(); mediaUpgrade.closeAll(); },
+  };
+}

@@ -1,0 +1,8 @@
+/** The JSON our applet hooks answer Exotel's flow with: the Voicebot's stream URL, the Connect applet's number. */
+
+/** The Voicebot applet's dynamic URL answer: the socket to open, naming the call and carrying its capability. */
+export const streamUrlJson = (mediaUrl: string, callId: string, token: string) =>
+  ({ url: `${mediaUrl}?${new URLSearchParams({ call_id: callId, token })}` });
+
+/** The Connect applet's dynamic number answer: dial the transfer target once. */
+export const dialJson = (target: string) => ({ fetch_after_attempt: false, destination: { numbers: [target] } });

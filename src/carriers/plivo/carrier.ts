@@ -1,0 +1,109 @@
+/**
+ * Plivo as a live carrier (README.md): Make Call over REST, the answer XML that opens a bidirectional mu-law
+ * <Stream> to /v1/media/plivo, the ring/hang-up/machine callbacks mapped onto the call tracker, hang-up (DELETE
+ * Call/{uuid}/) and transfer (aleg_url to a <Dial>). Every callback must carry a valid X-Plivo-Signature-V3 over the
+ * URL we gave Plivo (which names our call), else 403.
+ */
+import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
+import { emptyAnswer, problemAnswer, xmlAnswer } from '../answers.js';
+import { CallTracker, type CarrierCall } from '../call_tracker.js';
+import { STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
+import { mediaSocket } from '../media_socket.js';
+import { placeTracked } from '../placing.js';
+import { plivoCodec } from './codec.js';
+import { dialXml, hangupXml, plivoNumber, streamXml } from './markup.js';
+import { PlivoRest } from './rest.js';
+import { verifyPlivoRequest } from './signature.js';
+import { plivoEnd, plivoStatus } from './status.js';
+
+const TRANSFER_TARGET = /^(\+?[1-9]\d{6,14}|sip:[^\s<>"]+)$/;
+
+export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
+  const c = ctx.config;
+  const token = c.PLIVO_AUTH_TOKEN!;
+  const rest = new PlivoRest({ baseUrl: c.PLIVO_API_BASE_URL, authId: c.PLIVO_AUTH_ID!, authToken: token });
+  const calls = new CallTracker();
+  const hook = (name: string, callId: string) => `${ctx.publicBaseUrl}/carriers/plivo/${name}?${new URLSearchParams({ call_id: callId })}`;
+  const mediaUpgrade = mediaSocket(plivoCodec, { log: ctx.log, capabilities: ctx.capabilities, onStream: ctx.onStream });
+
+  // a call Plivo has named is hung up; one only requested is canceled as a request
+  const cancel = async (call: CarrierCall) => {
+    if (call.carrierCallId) await rest.hangup(call.carrierCallId, { attempts: 1 });
+    else if (call.requestId) await rest.cancelRequest(call.requestId);
+  };
+
+  async function placeCall(req: PlaceCallRequest, opts: PlaceCallOptions = {}): Promise<PlaceCallResult> {
+    return placeTracked(calls, {
+      callId: req.callId, data: { mediaUrl: req.mediaUrl, token: req.parameters[STREAM_TOKEN_PARAMETER] ?? '' },
+      ringTimeoutMs: (c.RING_TIMEOUT_SECONDS + 5) * 1000, // Plivo's own ring_timeout first; ours if its report never comes
+      cancel,
+      create: async (signal) => {
+        const r = await rest.makeCall({
+          from: plivoNumber(req.from ?? c.PLIVO_FROM_NUMBER!), to: plivoNumber(req.to),
+          answer_url: hook('answer', req.callId), answer_method: 'POST',
+          ring_url: hook('ring', req.callId), ring_method: 'POST',
+          hangup_url: hook('hangup', req.callId), hangup_method: 'POST',
+          ring_timeout: c.RING_TIMEOUT_SECONDS,
+          machine_detection: 'true', machine_detection_url: hook('machine', req.callId), machine_detection_method: 'POST',
+        }, signal);
+        // invalid number, unverified caller id, rate limit after retries, 5xx: the call fails with Plivo's words
+        if (r.status !== 200 && r.status !== 201) return { refused: rest.refusal(r) };
+        const id = (r.json as { request_uuid?: unknown } | undefined)?.request_uuid;
+        return typeof id === 'string' ? { requestId: id } : {};
+      },
+    }, opts, ctx.log);
+  }
+
+  async function hangup(carrierCallId: string, opts: AdapterCallOptions = {}): Promise<void> {
+    const call = calls.byCarrierId(carrierCallId);
+    if (call) calls.forgetLater(call.callId);
+    if (call?.transferTarget) return; // the bridge to the human stays up
+    const r = await rest.hangup(carrierCallId, { signal: opts.signal, timeoutMs: opts.timeoutMs });
+    if (r.status !== 204 && r.status !== 200 && r.status !== 404) throw new AdapterError('carrier', r.status >= 500 ? 'unavailable' : 'failed', rest.refusal(r));
+  }
+
+  async function transfer(carrierCallId: string, target: string, opts: AdapterCallOptions = {}): Promise<void> {
+    const call = calls.byCarrierId(carrierCallId);
+    if (!call) throw new AdapterError('carrier', 'invalid', 'not a call of this carrier');
+    if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164 or sip:');
+    call.transferTarget = target;
+    const r = await rest.transfer(carrierCallId, hook('transfer', call.callId), { signal: opts.signal, timeoutMs: opts.timeoutMs });
+    if (r.status === 202 || r.status === 200) return;
+    call.transferTarget = undefined;
+    throw new AdapterError('carrier', r.status >= 500 ? 'unavailable' : 'failed', rest.refusal(r));
+  }
+
+  async function callback(name: string, req: CarrierRequest): Promise<CarrierAnswer> {
+    if (!verifyPlivoRequest(token, req)) return problemAnswer('forbidden', 'X-Plivo-Signature-V3 does not match');
+    const callId = new URL(req.url).searchParams.get('call_id') ?? '';
+    const p = req.params;
+    const uuid = p.CallUUID || undefined;
+    switch (name) {
+      case 'ring':
+        calls.ringing(callId, uuid);
+        return emptyAnswer(200);
+      case 'answer': {
+        const call = calls.get(callId);
+        if (!call || !calls.answered(callId, uuid, plivoStatus(p) || 'in-progress')) return xmlAnswer(hangupXml()); // a call we gave up on
+        return xmlAnswer(streamXml(call.data.mediaUrl, callId, call.data.token));
+      }
+      case 'hangup':
+        calls.ended(callId, plivoEnd(p.CallStatus ?? '', p.HangupCause ?? ''), plivoStatus(p) || 'completed');
+        return emptyAnswer(200);
+      case 'machine':
+        if (p.Machine === 'true') calls.machine(callId, true, `machine${p.MachineDetectionDuration ? `:${p.MachineDetectionDuration}ms` : ''}`);
+        return emptyAnswer(200);
+      case 'transfer': {
+        const target = calls.get(callId)?.transferTarget;
+        return xmlAnswer(target ? dialXml(target) : hangupXml());
+      }
+      default:
+        return problemAnswer('not_found', `no plivo callback ${name}`);
+    }
+  }
+
+  return {
+    name: 'plivo', placeCall, hangup, transfer, callback, mediaUpgrade,
+    async close() { calls.close(); mediaUpgrade.closeAll(); },
+  };
+}

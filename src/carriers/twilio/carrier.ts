@@ -1,0 +1,147 @@
+/**
+ * Twilio as a live carrier (README.md). placeCall creates the call over REST with TwiML <Connect><Stream> to our
+ * media socket (the call's id and media capability as <Parameter>s), status callbacks and asynchronous
+ * answering-machine detection, each callback URL naming our call id. Callbacks and the media upgrade are believed
+ * only with a valid X-Twilio-Signature. Hang-up and transfer update the call's REST resource.
+ */
+import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
+import { emptyAnswer, problemAnswer } from '../answers.js';
+import { CallTracker, type CarrierCall } from '../call_tracker.js';
+import type { CarrierAnswer, CarrierRequest, LiveCarrier, LiveCarrierContext } from '../contract.js';
+import { mediaSocket, type MediaSocket } from '../media_socket.js';
+import { placeTracked } from '../placing.js';
+import { twilioCodec } from './codec.js';
+import { outcomeOfApiError } from './errors.js';
+import { connectStreamTwiml, dialTwiml, MAX_TWIML_CHARS } from './markup.js';
+import { asCarrierError, TwilioApiError, TwilioRest } from './rest.js';
+import { formOf, signatureHeader, verifyTwilioSignature } from './signature.js';
+import { applyAmd, applyStatus } from './status.js';
+
+/** after Twilio's own ring timeout, how long we wait for its verdict before ending the call ourselves, ms */
+export const RING_GRACE_MS = 8000;
+/** deadline of a hang-up nobody waits for (ring timeout, cancel), ms */
+const END_TIMEOUT_MS = 10_000;
+const TRANSFER_TARGET = /^(\+[1-9]\d{6,14}|sip:[^\s<>"&]{1,200})$/;
+
+export interface TwilioCarrierOptions {
+  /** override of RING_GRACE_MS (tests) */
+  ringGraceMs?: number;
+  /** REST retry pacing (tests) */
+  retryBaseMs?: number;
+}
+
+export class TwilioCarrier implements LiveCarrier {
+  readonly name = 'twilio' as const;
+  readonly mediaUpgrade: MediaSocket;
+  readonly #rest: TwilioRest;
+  readonly #token: string;
+  readonly #calls = new CallTracker();
+
+  constructor(private readonly ctx: LiveCarrierContext, private readonly o: TwilioCarrierOptions = {}) {
+    const c = ctx.config;
+    this.#token = c.TWILIO_AUTH_TOKEN!;
+    this.#rest = new TwilioRest({ baseUrl: c.TWILIO_API_BASE_URL, accountSid: c.TWILIO_ACCOUNT_SID!, authToken: this.#token,
+      ...(o.retryBaseMs !== undefined ? { retryBaseMs: o.retryBaseMs } : {}) });
+    // Twilio signs the wss:// URL it was told to connect to: ours, from PUBLIC_BASE_URL
+    const signedUrl = `${ctx.publicBaseUrl.replace(/^http/, 'ws')}/media/twilio`;
+    this.mediaUpgrade = mediaSocket(twilioCodec, {
+      log: ctx.log, capabilities: ctx.capabilities, onStream: ctx.onStream,
+      refuseUpgrade: (req) => (verifyTwilioSignature(this.#token, signedUrl, signatureHeader(req.headers)) ? undefined : 'X-Twilio-Signature does not match'),
+    });
+  }
+
+  async placeCall(req: PlaceCallRequest, opts: PlaceCallOptions = {}): Promise<PlaceCallResult> {
+    const form = this.#createForm(req); // a request Twilio would refuse is not sent
+    return placeTracked(this.#calls, {
+      callId: req.callId, data: {},
+      ringTimeoutMs: this.ctx.config.RING_TIMEOUT_SECONDS * 1000 + (this.o.ringGraceMs ?? RING_GRACE_MS),
+      create: async (signal) => {
+        try {
+          return { carrierCallId: (await this.#rest.createCall(form, signal)).sid };
+        } catch (err) {
+          if (err instanceof TwilioApiError) return { refused: outcomeOfApiError(err).carrierStatus! };
+          throw err;
+        }
+      },
+      // canceled applies only to a call still queued or ringing: one answered meanwhile is completed
+      cancel: (call) => this.#end(call, 'canceled'),
+    }, opts, this.ctx.log);
+  }
+
+  async hangup(carrierCallId: string, opts: AdapterCallOptions = {}): Promise<void> {
+    const call = this.#calls.byCarrierId(carrierCallId);
+    if (call?.transferTarget) return; // bridged to a human: the call is theirs now
+    if (call) this.#calls.forgetLater(call.callId);
+    await this.#update(carrierCallId, new URLSearchParams({ Status: 'completed' }), opts.signal, true);
+  }
+
+  async transfer(carrierCallId: string, target: string, opts: AdapterCallOptions = {}): Promise<void> {
+    if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164 or a SIP URI');
+    // marked before the request: Twilio may stop our stream before it answers, and the hang-up that follows the
+    // stream's end must not cut the call it is bridging
+    const call = this.#calls.byCarrierId(carrierCallId);
+    if (call) call.transferTarget = target;
+    try {
+      await this.#update(carrierCallId, new URLSearchParams({ Twiml: dialTwiml(target, this.ctx.config.TWILIO_FROM_NUMBER) }), opts.signal, false);
+    } catch (err) {
+      if (call) call.transferTarget = undefined;
+      throw err;
+    }
+  }
+
+  async callback(hook: string, req: CarrierRequest): Promise<CarrierAnswer> {
+    const form = formOf(req);
+    if (!verifyTwilioSignature(this.#token, req.url, signatureHeader(req.headers), form.signed)) {
+      return problemAnswer('forbidden', 'X-Twilio-Signature does not match the request');
+    }
+    if (hook !== 'status' && hook !== 'amd') return problemAnswer('not_found', `no Twilio callback named ${hook}`);
+    const p = form.fields;
+    const call = this.#calls.find(new URL(req.url).searchParams.get('call_id') ?? undefined, p.CallSid || undefined);
+    // a call we no longer track (ended, or another instance's): acknowledged, nothing to do
+    if (call) (hook === 'status' ? applyStatus : applyAmd)(this.#calls, call, p);
+    return emptyAnswer(204);
+  }
+
+  async close(): Promise<void> {
+    this.mediaUpgrade.closeAll();
+    this.#calls.close();
+  }
+
+  #createForm(req: PlaceCallRequest): URLSearchParams {
+    const c = this.ctx.config;
+    let twiml: string;
+    try { twiml = connectStreamTwiml(req.mediaUrl, req.parameters); } catch (err) { throw new AdapterError('carrier', 'invalid', (err as Error).message); }
+    if (twiml.length > MAX_TWIML_CHARS) throw new AdapterError('carrier', 'invalid', `the call's TwiML is over ${MAX_TWIML_CHARS} characters`);
+    const hook = (name: string) => `${this.ctx.publicBaseUrl}/carriers/twilio/${name}?call_id=${encodeURIComponent(req.callId)}`;
+    const form = new URLSearchParams({
+      To: req.to, From: req.from ?? c.TWILIO_FROM_NUMBER!, Twiml: twiml, Timeout: String(c.RING_TIMEOUT_SECONDS),
+      StatusCallback: hook('status'), StatusCallbackMethod: 'POST',
+      MachineDetection: 'DetectMessageEnd', AsyncAmd: 'true', AsyncAmdStatusCallback: hook('amd'), AsyncAmdStatusCallbackMethod: 'POST',
+    });
+    for (const e of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', e);
+    return form;
+  }
+
+  /** Ends a call we gave up on while it rang; best effort, never throws (nobody awaits it). */
+  async #end(call: CarrierCall, status: 'canceled' | 'completed'): Promise<void> {
+    const sid = call.carrierCallId;
+    if (!sid) return;
+    // its own deadline keeps a stalled API from holding it
+    const update = (s: string) => this.#update(sid, new URLSearchParams({ Status: s }), AbortSignal.timeout(END_TIMEOUT_MS), true);
+    await update(status).catch(async () => {
+      if (status === 'canceled') await update('completed').catch(() => {});
+    });
+  }
+
+  async #update(sid: string, form: URLSearchParams, signal: AbortSignal | undefined, goneIsDone: boolean): Promise<void> {
+    try {
+      await this.#rest.updateCall(sid, form, signal);
+    } catch (err) {
+      if (err instanceof TwilioApiError) {
+        if (goneIsDone && (err.code === 20404 || err.httpStatus === 404)) return; // already over
+        this.ctx.log.warn({ code: err.code, status: err.httpStatus }, 'Twilio refused a call update');
+      }
+      throw asCarrierError(err, signal);
+    }
+  }
+}

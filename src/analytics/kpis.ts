@@ -1,5 +1,5 @@
 /**
- * The four KPIs (spec §2.8), one SQL statement, same definitions on PostgreSQL and PGlite:
+ * The KPIs, one SQL statement, same definitions on PostgreSQL and PGlite:
  *  - attempted: calls created in [from, to) that reached dialing or later: status is dialing, ringing,
  *    in_progress, completed, no_answer or busy; or the call was answered; or its lifecycle (call_lifecycle)
  *    shows a transition to dialing (so a call that was dialed and then failed or was canceled counts, one that
@@ -7,17 +7,20 @@
  *  - connected: attempted calls that were answered (answered_at is set: they reached in_progress).
  *  - qualified: connected calls whose extracted_data.qualification_score >= KPI_QUALIFIED_MIN_SCORE (default 60).
  *  - booked: calls whose actions_triggered holds a calendar.event.create whose status starts with a 2xx code.
+ *  - inbound: calls that came in (a lead calling one of the tenant's numbers); they count in the others too: a call
+ *    that came in rang (attempted) and, once taken, was answered (connected).
  */
 import type { Queryable } from '../db/db.js';
 import { RANGE_WHERE, jsonNumber, rangeParams, type Range } from './range.js';
 
-export interface Kpis { attempted: number; connected: number; qualified: number; booked: number }
+export interface Kpis { attempted: number; connected: number; qualified: number; booked: number; inbound: number }
 
 export const KPI_DEFINITIONS = (minScore: number) => ({
   attempted: 'calls created in [from, to) that reached dialing or later (status dialing/ringing/in_progress/completed/no_answer/busy, answered, or a recorded transition to dialing)',
   connected: 'attempted calls that were answered (answered_at set, i.e. reached in_progress)',
   qualified: `connected calls with extracted_data.qualification_score >= ${minScore}`,
   booked: 'calls whose actions_triggered contains calendar.event.create with a 2xx status',
+  inbound: 'calls created in [from, to) that came in (direction inbound); counted in the others too',
 });
 
 const REACHED_DIALING = `(c.status IN ('dialing','ringing','in_progress','completed','no_answer','busy') OR c.answered_at IS NOT NULL
@@ -31,7 +34,8 @@ export async function computeKpis(db: Queryable, tenant: string, r: Range, minSc
     `SELECT count(*) FILTER (WHERE ${REACHED_DIALING})::int AS attempted,
             count(*) FILTER (WHERE c.answered_at IS NOT NULL)::int AS connected,
             count(*) FILTER (WHERE c.answered_at IS NOT NULL AND ${jsonNumber('c.extracted_data', 'qualification_score')} >= $5::float8)::int AS qualified,
-            count(*) FILTER (WHERE ${BOOKED})::int AS booked
+            count(*) FILTER (WHERE ${BOOKED})::int AS booked,
+            count(*) FILTER (WHERE c.direction = 'inbound')::int AS inbound
        FROM calls c WHERE ${RANGE_WHERE}`,
     [...rangeParams(tenant, r), minScore]);
   return res.rows[0];

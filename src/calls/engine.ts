@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { withDefaultTimeouts } from '../adapters/defaults.js';
 import type { AdapterSet } from '../adapters/types.js';
+import type { SimCarrier } from '../adapters/sim/carrier.js';
 import { AudioPool } from '../audio/index.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/db.js';
@@ -26,8 +27,11 @@ import { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSecrets } from '../webhooks/secrets.js';
 import { refuseUpgrade } from '../problem.js';
 import { liveCarrier, simulatorEdge, type CarrierAnswer, type CarrierEdge, type CarrierName, type CarrierRequest } from '../carriers/index.js';
+import type { InboundAccepted, InboundOffer } from '../carriers/contract.js';
+import { ApiError } from '../errors.js';
 import { EngineInstances } from './instances.js';
-import { recordingPathOf } from './repo.js';
+import { recordingPathOf, toRecord } from './repo.js';
+import type { CallRecord } from './types.js';
 import { CallRunner } from './runner.js';
 import { CallService } from './service.js';
 
@@ -46,6 +50,14 @@ export interface CallEngine {
   /** an HTTP callback of the live carrier (/v1/carriers/<carrier>/<hook>); undefined = not a carrier in use */
   carrierCallback(carrier: CarrierName, hook: string, req: CarrierRequest): Promise<CarrierAnswer> | undefined;
   /**
+   * The simulator's lead calls one of the tenant's numbers (POST /v1/calls/inbound): the call is taken as a
+   * carrier's would be, and the simulated caller's line connects. 404 for a number the tenant does not route,
+   * 409 when a live carrier is in use.
+   */
+  simulateInbound(tenantId: string, o: { from: string; to: string }): Promise<CallRecord>;
+  /** the agent's tones toward a live call of this instance (false: not live here) */
+  sendDigits(callId: string, digits: string): boolean;
+  /**
    * Replaces some adapters of the call pipeline from now on (running calls included): failure injection in
    * tests, a custom provider. They get the ADAPTER_TIMEOUT_MS deadlines like the configured ones. Returns undo.
    */
@@ -55,7 +67,9 @@ export interface CallEngine {
 }
 
 export interface CallEngineDeps {
-  config: Config; db: Db; log: Logger; agents: AgentRepo; events: CallEventSink; adapters: AdapterSet; tools: ToolRunner;
+  config: Config; db: Db; log: Logger; agents: AgentRepo; events: CallEventSink; tools: ToolRunner;
+  /** the adapters; `simCarrier` when the carrier is the in-process simulator (it connects simulated inbound callers) */
+  adapters: AdapterSet & { simCarrier?: SimCarrier };
   pool?: AudioPool;
 }
 
@@ -81,7 +95,15 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   const store = new RecordingStore(config.DATA_DIR);
   let runner!: CallRunner;
   const onStream = (callId: string, s: Parameters<CallRunner['attachStream']>[1]) => runner.attachStream(callId, s);
-  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl, capabilities: mediaCapabilities, onStream });
+  /** a call to one of our numbers: stored (or refused), then run answered; the carrier streams it with these parameters */
+  const inbound = async (offer: InboundOffer): Promise<InboundAccepted | undefined> => {
+    const row = await calls.acceptInbound(offer).catch((err: unknown) => { log.warn({ err }, 'an inbound call could not be stored'); return undefined; });
+    if (!row) return undefined;
+    const handle = runner.startInbound(row);
+    return { callId: row.id, parameters: runner.streamParameters(row), onEvent: handle.onEvent };
+  };
+  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl, capabilities: mediaCapabilities,
+    onStream, inbound });
   if (live) adapters.carrier = withDefaultTimeouts({ ...adapters, carrier: live }, config.ADAPTER_TIMEOUT_MS).carrier;
   // without a live carrier, the simulator's (or an adapter server's) callees stream to the simulator's edge
   const edge: CarrierEdge = live ?? simulatorEdge({ log, capabilities: mediaCapabilities, onStream });
@@ -102,6 +124,20 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       else refuseUpgrade(socket, 'not_found', `no ${carrier} carrier here (CARRIER is not ${carrier})`);
     },
     carrierCallback: (carrier, hook, req) => (carrier === edge.name ? edge.callback?.(hook, req) : undefined),
+    async simulateInbound(tenantId, o) {
+      const sim = adapters.carrier === d.adapters.carrier && !live ? d.adapters.simCarrier : undefined;
+      if (!sim) throw new ApiError('conflict', 'only the simulator places inbound calls: with a live carrier, call the number');
+      if ((await calls.inboundTenantOf(o.to)) !== tenantId) throw new ApiError('not_found', `${o.to} takes no calls for this tenant (PUT /v1/inbound-numbers/{number})`);
+      const row = await calls.acceptInbound({ to: o.to, from: o.from, carrierCallId: '' }, { throwRefusals: true });
+      if (!row) throw new ApiError('not_found', `${o.to} takes no calls`);
+      const handle = runner.startInbound(row);
+      // the simulated lead's line connects to our media socket as a carrier's stream would
+      void sim.placeCall({ callId: row.id, tenantId, to: o.from, mediaUrl: mediaUrl(), parameters: runner.streamParameters(row) }, { timeoutMs: config.ADAPTER_TIMEOUT_MS })
+        .then((r) => { if (r.outcome === 'answered' || r.outcome === 'voicemail') handle.carrierCallId(r.carrierCallId); else runner.hangup(row.id, 'caller_hangup'); },
+          () => runner.hangup(row.id, 'caller_hangup'));
+      return toRecord(row, recordingUrl);
+    },
+    sendDigits: (callId, digits) => runner.sendDigits(callId, digits),
     overrideAdapters(o) {
       const before = { ...adapters };
       const wrapped = withDefaultTimeouts({ ...adapters, ...o }, config.ADAPTER_TIMEOUT_MS);

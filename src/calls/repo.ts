@@ -5,7 +5,7 @@
  * the joins of other tables' own queries (campaign contacts, the privacy scope) stay with those tables.
  */
 import type { Db, Queryable } from '../db/db.js';
-import type { AgentSnapshot, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
+import type { AgentSnapshot, CallDirection, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES } from './types.js';
 
 export interface CallRow {
@@ -17,13 +17,17 @@ export interface CallRow {
   extracted_data: Record<string, string | number> | null; actions_triggered: Array<{ type: string; status: string }> | null;
   human_escalation: boolean; recording_path: string | null; carrier_status: string | null;
   disclosure_delivered_at: Date | string | null;
+  /** outbound or inbound; to_number is the lead's number either way (the callee, or the caller), line_number ours */
+  direction?: CallDirection; line_number?: string | null;
 }
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export function toRecord(row: CallRow, recordingUrl: (id: string) => string | null): CallRecord {
   return {
-    id: row.id, status: row.status, ended_reason: row.ended_reason, to: row.to_number, agent_id: row.agent_id,
+    id: row.id, status: row.status, ended_reason: row.ended_reason, agent_id: row.agent_id,
+    ...(row.direction === 'inbound' ? { direction: 'inbound' as const, to: row.line_number ?? '', from: row.to_number }
+      : { direction: 'outbound' as const, to: row.to_number, from: null }),
     language: row.language, context: row.context, tools: row.tools, webhook_url: row.webhook_url,
     conversation_id: row.conversation_id, lead_id: row.lead_id, campaign_id: row.campaign_id,
     created_at: iso(row.created_at)!, answered_at: iso(row.answered_at), ended_at: iso(row.ended_at),
@@ -76,6 +80,15 @@ export async function liveCallsOnInstance(q: Queryable, instanceId: string, limi
 /** The id of a call already made for the lead, if any (a lead is called once). */
 export async function callOfLead(q: Queryable, tenantId: string, leadId: string): Promise<string | undefined> {
   return (await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 LIMIT 1', [tenantId, leadId])).rows[0]?.id;
+}
+
+/** The lead's last call (either way) with what it extracted: what a call back already knows. */
+export async function lastCallTo(q: Queryable, tenantId: string, e164: string): Promise<{ id: string; created_at: string; extracted_data: Record<string, string | number> | null } | undefined> {
+  const r = await q.query<{ id: string; created_at: Date | string; extracted_data: Record<string, string | number> | null }>(
+    `SELECT id, created_at, extracted_data FROM calls WHERE tenant_id = $1 AND to_number = $2 AND status IN ('completed', 'failed')
+     ORDER BY created_at DESC LIMIT 1`, [tenantId, e164]);
+  const row = r.rows[0];
+  return row && { id: row.id, created_at: iso(row.created_at)!, extracted_data: row.extracted_data };
 }
 
 /** Where the call's recording was written (by the instance that ran it), if it was. */

@@ -1,11 +1,14 @@
 /**
- * Drives each dispatched call on this instance: dialing -> carrier outcome -> (simulated callee line) -> media
- * session -> final status. The end is one transaction: status + its status item (the stored transition) +
+ * Drives each call on this instance: dialing -> carrier outcome -> (simulated callee line) -> media session ->
+ * final status; a call that came in starts answered, at the wait for its media. Key presses and tones: the
+ * session's keypad, the caller's opt-out onto do-not-disturb, the agent's tones toward the call. The end is one transaction: status + its status item (the stored transition) +
  * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
  * item is announced and onCallEnded told.
  */
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
+import { dtmfFrames } from '../carriers/dtmf.js';
+import { addToDnd } from '../leads/dnd_repo.js';
 import type { AudioPool } from '../audio/index.js';
 import type { Db, Queryable } from '../db/db.js';
 import { outageBufferOf } from '../db/outage.js';
@@ -41,6 +44,8 @@ export interface RunnerDeps {
 
 interface LiveCall {
   row: CallRow; dial: AbortController; session?: CallSession; stream?: (s: MediaStream) => void; endReason?: string;
+  /** the media stream once attached (the agent's tones go to it) */
+  media?: MediaStream;
   /** the carrier's latest word on the call, kept on it when it ends */
   carrierStatus?: string;
   /** a machine answered (answering-machine detection), before or after the session started */
@@ -62,12 +67,47 @@ export class CallRunner implements CallRunnerPort {
     this.#running.add(p);
   }
 
+  /**
+   * A call that came in (CallService.acceptInbound stored it ringing): answered now, it waits for its media and
+   * runs as any answered call. Returns where the carrier's news goes, and how to tell the carrier's id of the call
+   * once it is known (the simulator's comes after).
+   */
+  startInbound(row: CallRow): { onEvent(e: CarrierCallEvent): void; carrierCallId(id: string): void } {
+    const l: LiveCall = { row, dial: new AbortController(), moves: Promise.resolve() };
+    this.live.set(row.id, l);
+    const streamP = new Promise<MediaStream>((resolve) => { l.stream = resolve; });
+    const p = (async () => {
+      if (!(await this.#move(row, 'ringing', 'in_progress', 'answered', row.carrier_call_id ? { carrierCallId: row.carrier_call_id } : {}))) return;
+      await this.#converse(l, streamP, false);
+    })().catch((err) => this.d.log.error({ err, call_id: row.id }, 'call runner failed'))
+      .finally(() => { this.live.delete(row.id); this.#running.delete(p); });
+    this.#running.add(p);
+    return { onEvent: (e) => this.#carrierNews(l, e), carrierCallId: (id) => { row.carrier_call_id ??= id; } };
+  }
+
+  /** What the carrier sends back when the stream starts (Twilio <Parameter>s): the call, and its media capability. */
+  streamParameters(row: Pick<CallRow, 'id' | 'tenant_id'>): Record<string, string> {
+    return { call_id: row.id, tenant_id: row.tenant_id, [STREAM_TOKEN_PARAMETER]: this.d.streamToken(row.id) };
+  }
+
   /** The media edge found a stream for call_id: true if this instance runs that call and was waiting for it. */
   attachStream(callId: string, stream: MediaStream): boolean {
     const l = this.live.get(callId);
     if (!l?.stream) return false;
     l.stream(stream);
     l.stream = undefined;
+    return true;
+  }
+
+  /**
+   * The agent's tones toward a call this instance runs (a phone menu at the other end): the carrier's own DTMF
+   * message where it has one, else in-band tones through the playout. False when the call is not live here.
+   */
+  sendDigits(callId: string, digits: string): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session || !l.media) return false;
+    if (l.media.sendDigits) l.media.sendDigits(digits);
+    else { l.session.playout.enqueue(dtmfFrames(digits)); l.session.playout.pump(); }
     return true;
   }
 
@@ -96,7 +136,7 @@ export class CallRunner implements CallRunnerPort {
     if (row.status === 'queued' && !(await t('queued', 'dialing', 'dialing'))) return;
     const streamP = new Promise<MediaStream>((resolve) => { l.stream = resolve; });
     // What the carrier sends back in the stream's start message (Twilio <Parameter>s); the simulator does too.
-    const parameters = { call_id: row.id, tenant_id: row.tenant_id, [STREAM_TOKEN_PARAMETER]: this.d.streamToken(row.id) };
+    const parameters = this.streamParameters(row);
     let result: PlaceCallResult;
     try {
       result = await this.d.adapters.carrier.placeCall({
@@ -119,6 +159,12 @@ export class CallRunner implements CallRunnerPort {
       return;
     }
     if (!(await t(from, 'in_progress', result.outcome, { carrierCallId: result.carrierCallId }))) return;
+    await this.#converse(l, streamP, result.outcome === 'voicemail');
+  }
+
+  /** An answered call: the wait for its media, the session, the hang-up at the carrier, the end. */
+  async #converse(l: LiveCall, streamP: Promise<MediaStream>, voicemail: boolean): Promise<void> {
+    const row = l.row;
     // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
     // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
     const waited = sleep(this.d.mediaWaitMs ?? 15_000, l.dial.signal, { unref: true }).then(() => undefined, () => undefined);
@@ -134,15 +180,16 @@ export class CallRunner implements CallRunnerPort {
     } else {
       session = this.#session(row, stream);
       l.session = session;
+      l.media = stream;
       if (l.endReason) session.hangup(l.endReason);
-      else if (result.outcome === 'voicemail') session.machineDetected(true);
+      else if (voicemail) session.machineDetected(true);
       else {
         session.start();
         if (l.machine) session.machineDetected(l.machine.beepDone); // detection that came before the stream
       }
       reason = await session.ended;
     }
-    await this.d.adapters.carrier.hangup(result.carrierCallId, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
+    if (row.carrier_call_id) await this.d.adapters.carrier.hangup(row.carrier_call_id, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
     await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus });
   }
 
@@ -160,7 +207,8 @@ export class CallRunner implements CallRunnerPort {
       case 'ended':
         l.carrierStatus = e.carrierStatus;
         // the media stream ends with the call; a session whose stream stays open regardless is ended here
-        l.session?.hangup('caller_hangup');
+        if (l.session) l.session.hangup('caller_hangup');
+        else if (l.stream) { l.endReason ??= 'caller_hangup'; l.dial.abort(); } // gone before its media came: no wait
         break;
     }
   }
@@ -172,15 +220,16 @@ export class CallRunner implements CallRunnerPort {
     let session: CallSession | undefined = undefined;
     const out = deferred(sessionOutputs({ tenantId: row.tenant_id, callId: row.id, to: row.to_number, conversationId: row.conversation_id, events: this.d.events,
       conversations: new ConversationRepo(this.d.db, outageBufferOf(this.d.db)), tools: this.d.tools, ledger: () => session!.ledger, log, timeoutMs: this.d.adapterTimeoutMs }));
-    const carrierCallId = row.carrier_call_id;
     session = new CallSession({ callId: row.id, agent: row.agent, language: row.language, context: row.context, tools: row.tools,
       timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, replyMode: this.d.replyMode, recording: this.d.store.open(row.id) }, {
       media: stream, detector, adapters: this.d.adapters, out, ticker: this.d.ticker, log,
       // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
       transfer: async (target) => {
         const dial = target === 'operator' ? row.agent.transfer_number ?? this.d.humanTransferNumber : target;
-        if (carrierCallId && dial) await this.d.adapters.carrier.transfer(carrierCallId, dial, { timeoutMs: this.d.adapterTimeoutMs });
+        if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });
       },
+      // the lead (the callee, or the caller of an inbound call) asked never to be called again
+      optOut: () => { addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored')); },
     });
     return session;
   }

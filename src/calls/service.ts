@@ -18,6 +18,7 @@ import { newId } from '../ids.js';
 import { callingHoursGate } from '../leads/gates.js';
 import { calleeTimeZone, zonesFor } from '../leads/phone.js';
 import { CallRepo, toRecord, type CallRow } from './repo.js';
+import { callerKnown, InboundRouting } from './inbound.js';
 import { transition } from './lifecycle.js';
 import type { AgentSnapshot, CallCompliance, CallRecord, CallStatus, DispatchInput, ListFilters } from './types.js';
 import { isTerminal } from './types.js';
@@ -57,6 +58,8 @@ export interface CallServiceOptions {
 
 export class CallService {
   readonly repo: CallRepo;
+  /** where calls to the tenants' numbers go */
+  readonly inbound: InboundRouting;
   /** the clock of dispatch gates (tests fix it, like LeadService.clock) */
   clock: () => Date = () => new Date();
   readonly #ended = new EventEmitter();
@@ -65,6 +68,7 @@ export class CallService {
   readonly #dispatches: Batcher<DispatchItem, DispatchResult>;
   constructor(private readonly o: CallServiceOptions) {
     this.repo = new CallRepo(o.db);
+    this.inbound = new InboundRouting(o.db);
     this.#ended.setMaxListeners(0);
     // One batch in flight: a batch holds its tenants' dispatch lock until commit, so a second one in flight would
     // mostly wait for that lock inside PostgreSQL, holding a connection and splitting the queue into smaller, costlier
@@ -151,6 +155,16 @@ export class CallService {
   }
 
   #started(item: DispatchItem, input: DispatchInput, out: DispatchResult): CallRecord {
+    const row = this.#rowOf(item, input, out);
+    const at = new Date(out.o_created_at!).toISOString();
+    this.o.events.announce({ type: 'status', status: 'queued', ended_reason: null, call_id: row.id, seq: 1, at });
+    if (item.dialing) this.o.events.announce({ type: 'status', status: 'dialing', ended_reason: null, call_id: row.id, seq: 2, at });
+    this.#runner?.start(row);
+    return { ...toRecord({ ...row, context: item.context }, this.o.recordingUrl), compliance: item.compliance };
+  }
+
+  /** The stored call as the runner needs it, from the dispatch and dispatch_calls' answer (refusals thrown). */
+  #rowOf(item: DispatchItem, input: DispatchInput, out: DispatchResult): CallRow {
     if (out.o_outcome === 'agent_not_found') throw new ApiError('not_found', `agent ${input.agent_id} not found`);
     if (out.o_outcome === 'dnd_blocked') {
       throw new ApiError('dnd_blocked', `do-not-disturb gate: ${input.to} is on the tenant's do-not-disturb list and no consent is `
@@ -174,11 +188,45 @@ export class CallService {
       answered_at: null, ended_at: null, duration_seconds: null, metrics: null, extracted_data: null, actions_triggered: null,
       human_escalation: false, recording_path: null, carrier_status: null, disclosure_delivered_at: null,
     };
-    const at = new Date(out.o_created_at!).toISOString();
-    this.o.events.announce({ type: 'status', status: 'queued', ended_reason: null, call_id: id, seq: 1, at });
-    if (item.dialing) this.o.events.announce({ type: 'status', status: 'dialing', ended_reason: null, call_id: id, seq: 2, at });
-    this.#runner?.start(row);
-    return { ...toRecord({ ...row, context }, this.o.recordingUrl), compliance: item.compliance };
+    return row;
+  }
+
+  /** The tenant that takes calls to `number`, if one does. */
+  async inboundTenantOf(number: string): Promise<string | undefined> {
+    return (await this.inbound.resolve(number))?.tenantId;
+  }
+
+  /**
+   * A lead calls one of our numbers: stored ringing for the number's tenant and agent (the inbound call of
+   * dispatch_calls: the concurrency limit holds, no do-not-disturb or calling-hours gate: the lead called us), with
+   * what is known of the caller as its context, continuing the lead's conversation. Undefined when nobody takes
+   * calls on the number, the agent is gone or the tenant is at its limit (the carrier answers busy); with
+   * `throwRefusals` those last two are thrown as API errors instead.
+   */
+  async acceptInbound(offer: { to: string; from: string; carrierCallId: string }, o: { throwRefusals?: boolean } = {}): Promise<CallRow | undefined> {
+    const route = await this.inbound.resolve(offer.to);
+    if (!route) { this.o.log.info({ line: offer.to }, 'a call to a number nobody routes was refused'); return undefined; }
+    const known = await callerKnown(this.o.db, route.tenantId, offer.from);
+    const input: DispatchInput = {
+      to: offer.from, agent_id: route.agentId, context: { ...known.context, direction: 'inbound', caller_number: offer.from },
+      ...(route.webhookUrl ? { webhook_url: route.webhookUrl } : {}), ...(known.leadId ? { lead_id: known.leadId } : {}),
+      ...(known.conversationId ? { conversation_id: known.conversationId } : {}), timezone: known.timezone,
+    };
+    const call = this.prepareDispatch(route.tenantId, input);
+    const item: DispatchItem = { ...call.item, dialing: false, direction: 'inbound', line_number: offer.to };
+    const out = await this.#dispatches.push(item);
+    if (out.o_outcome !== 'ok') {
+      this.o.log.warn({ line: offer.to, tenant_id: route.tenantId, outcome: out.o_outcome }, 'an inbound call was refused');
+      if (!o.throwRefusals) return undefined;
+      call.start(out); // throws the refusal (agent_not_found, concurrency_limited)
+    }
+    const row = this.#rowOf(item, input, out);
+    row.direction = 'inbound';
+    row.line_number = offer.to;
+    row.status = 'ringing';
+    if (offer.carrierCallId) row.carrier_call_id = offer.carrierCallId;
+    this.o.events.announce({ type: 'status', status: 'ringing', ended_reason: null, call_id: row.id, seq: 1, at: new Date(row.created_at).toISOString() });
+    return row;
   }
 
   async get(tenantId: string, id: string, withTransitions = false): Promise<CallRecord> {
@@ -304,6 +352,9 @@ export interface DispatchItem {
   /** a transactional mark, stored on the call and audited as `audit_id` */
   compliance: CallCompliance | null;
   audit_id: string | null;
+  /** an inbound call (stored ringing) and our number it came in on; left out: outbound */
+  direction?: 'inbound';
+  line_number?: string;
 }
 
 const DISPATCH_BATCH_SQL = `SELECT o_i, o_outcome, o_active, o_agent, o_language, o_conversation_id, o_created_at

@@ -12,6 +12,15 @@ export const ACTIVE_STATUSES: readonly CallStatus[] = ['queued', 'dialing', 'rin
 export const TERMINAL_STATUSES: readonly CallStatus[] = ['blocked', 'completed', 'no_answer', 'busy', 'failed', 'canceled'];
 export const isTerminal = (s: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(s);
 
+/**
+ * What a key the caller presses does: `operator` hands the call to a person (the agent's transfer number, else the
+ * handoff queue), `opt_out` puts the caller's number on the tenant's do-not-disturb list and ends the call,
+ * `end_call` ends it. Keys without an action are the caller's input to the dialog.
+ */
+export const KEY_ACTIONS = ['operator', 'opt_out', 'end_call'] as const;
+export type KeyAction = (typeof KEY_ACTIONS)[number];
+export type Keypad = Partial<Record<string, KeyAction>>;
+
 /** The agent a call runs with, frozen at dispatch (later agent edits do not change a running call). */
 export interface AgentSnapshot extends AgentRuntimeSettings {
   disclosure_script: string;
@@ -24,6 +33,8 @@ export interface AgentSnapshot extends AgentRuntimeSettings {
   transfer_number?: string | null;
   /** the agent's qualify script as written, when it is text: instructions for a language model */
   qualify_text?: string | null;
+  /** what the caller's keys do (src/calls/keypad.ts); none: every key is input to the dialog */
+  keypad?: Keypad | null;
 }
 
 /** A call placed past the gates because it is transactional: who marked it, why, when, and which gates it lifted. */
@@ -87,11 +98,18 @@ export interface TurnLatency {
   speech_end_ms: number;
 }
 
+export type CallDirection = 'outbound' | 'inbound';
+
 export interface CallRecord {
   id: string;
   status: CallStatus;
   ended_reason: string | null;
+  /** outbound: we called the lead; inbound: the lead called one of our numbers */
+  direction: CallDirection;
+  /** the number called: the lead's (outbound), or ours (inbound) */
   to: string;
+  /** the caller: the lead's number on an inbound call; null on an outbound one */
+  from: string | null;
   agent_id: string | null;
   language: string;
   context: Record<string, string>;

@@ -71,6 +71,14 @@ export class CallTracker {
 
   get(callId: string): CarrierCall | undefined { return this.#calls.get(callId); }
 
+  /** A call that came in and that we answered (inbound): tracked for its news and for our hang-up or transfer. */
+  adopt(callId: string, o: { carrierCallId: string; data?: Record<string, string>; onEvent?(e: CarrierCallEvent): void }): CarrierCall {
+    const e: Entry = { callId, carrierCallId: o.carrierCallId, data: o.data ?? {}, stage: 'answered', resolve: () => {}, reject: () => {},
+      settled: true, onEvent: o.onEvent, machineTold: false };
+    this.#calls.set(callId, e);
+    return e;
+  }
+
   /**
    * The call a callback is about: named by our call id (in the URL we gave the carrier) and, when both sides know
    * it, the same carrier id; a callback that names no call we hold is looked up by the carrier's id.

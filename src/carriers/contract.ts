@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { CarrierAdapter } from '../adapters/types.js';
+import type { CarrierAdapter, CarrierCallEvent } from '../adapters/types.js';
 import type { CallCapabilities } from '../auth/call_capability.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -41,6 +41,9 @@ export interface CarrierAnswer {
  */
 export const STREAM_TOKEN_PARAMETER = 'stream_token';
 
+/** The media socket's address the carrier connects to: PUBLIC_BASE_URL with ws(s), /media/<name>. */
+export const mediaUrlOf = (publicBaseUrl: string, name: string): string => `${publicBaseUrl.replace(/^http/, 'ws')}/media/${name}`;
+
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /** What the engine serves for the carrier in use: its media socket and, for a live carrier, its HTTP callbacks. */
@@ -58,6 +61,23 @@ export interface LiveCarrier extends CarrierAdapter, CarrierEdge {
   callback(hook: string, req: CarrierRequest): Promise<CarrierAnswer>;
 }
 
+/** A call the carrier rings us with: a lead calling one of our numbers. */
+export interface InboundOffer {
+  /** our number that was called (E.164) */
+  to: string;
+  /** who calls (E.164) */
+  from: string;
+  /** the carrier's id of the call */
+  carrierCallId: string;
+}
+
+/** The engine took the call: its id, the parameters its stream must hand back, and where the carrier's news goes. */
+export interface InboundAccepted {
+  callId: string;
+  parameters: Record<string, string>;
+  onEvent(e: CarrierCallEvent): void;
+}
+
 export interface LiveCarrierContext {
   config: Config;
   log: Logger;
@@ -67,6 +87,12 @@ export interface LiveCarrierContext {
   capabilities: CallCapabilities;
   /** hands a started media stream to its call; false = not a call of this instance (the codec closes it, 1008) */
   onStream(callId: string, stream: MediaStream): boolean;
+  /**
+   * A call rings one of our numbers: the engine creates it (the number's tenant and inbound agent) and answers what
+   * the carrier needs to stream it, or undefined when nobody takes calls on that number (or the tenant is at its
+   * limit): the carrier then rejects the call as busy.
+   */
+  inbound(offer: InboundOffer): Promise<InboundAccepted | undefined>;
 }
 
 export type LiveCarrierFactory = (ctx: LiveCarrierContext) => LiveCarrier;

@@ -72,7 +72,14 @@ export class LeadRepo {
     return r.rows[0] && leadRow(r.rows[0]);
   }
 
+  /** The newest lead with this number (a call back from it is theirs). */
+  async byNumber(tenantId: string, e164: string): Promise<LeadRow | undefined> {
+    const r = await this.db.query<LeadRow>(`SELECT ${LEAD_COLS} FROM leads WHERE tenant_id = $1 AND e164 = $2 ORDER BY created_at DESC LIMIT 1`, [tenantId, e164]);
+    return r.rows[0] && leadRow(r.rows[0]);
+  }
+
   /** Newest first; `before` is the created_at/id cursor of the last item of the previous page. */
+
   async list(tenantId: string, limit: number, before?: { at: string; id: string }): Promise<LeadRow[]> {
     const r = before
       ? await this.db.query<LeadRow>(`SELECT ${LEAD_COLS} FROM leads WHERE tenant_id = $1 AND (created_at, id) < ($2::timestamptz, $3)

@@ -22,6 +22,11 @@ export interface MediaStream extends PlayoutSink {
   /** parameters the call was dialed with, handed back by the carrier when the stream starts */
   readonly parameters: Record<string, string>;
   attach(handlers: MediaHandlers): void;
+  /**
+   * Sends keys to the other end as the carrier's own DTMF message, where it has one (Plivo); without it the tones
+   * go in-band, through the playout (src/carriers/dtmf.ts).
+   */
+  sendDigits?(digits: string): void;
   /** we hang up this leg: the socket closes */
   close(): void;
 }

@@ -57,11 +57,14 @@ export type SessionInput =
   /** the carrier ended the stream ('stop': the caller hung up) or the socket closed */
   | { type: 'MediaEnded'; reason: 'stop' | 'closed' }
   /** answering-machine detection: a machine answered; `beepDone` once its greeting is over */
-  | { type: 'MachineDetected'; beepDone: boolean };
+  | { type: 'MachineDetected'; beepDone: boolean }
+  /** the caller pressed a key of the phone's keypad (DTMF; src/session/keypad.ts) */
+  | { type: 'KeyPressed'; digit: string };
 
 export type TranscriptPurpose = 'turn' | 'barge_in';
 export type { BargeInVerdict } from '../audio/index.js';
 import type { BargeInVerdict } from '../audio/index.js';
+import type { Keypad } from '../calls/types.js';
 
 
 export type SessionAction =
@@ -81,6 +84,8 @@ export type SessionAction =
   | { type: 'DisclosureDelivered' }
   | { type: 'Escalate'; reason: string }
   | { type: 'Transfer'; target: string }
+  /** the caller asked by key never to be called again: their number goes on the do-not-disturb list */
+  | { type: 'OptOut' }
   | { type: 'EndCall'; reason: string };
 
 export interface SessionSettings {
@@ -92,6 +97,8 @@ export interface SessionSettings {
   escalationHoldMs: number;
   /** what a machine answer gets: a voicemail message, or a hang-up */
   voicemail: 'leave_message' | 'hangup';
+  /** what the caller's keys do; a key without an action is input to the dialog */
+  keypad?: Keypad | null;
 }
 
 export interface ReplyState { id: number; kind: ReplyKind; callerText: string; audible: boolean; done: boolean; ending?: ReplyEnding }
@@ -114,4 +121,6 @@ export interface SessionState {
   endAtMs?: number;
   endReason?: string;
   machine: boolean;
+  /** keys pressed as input and not answered yet, and the media time of the last one */
+  keys?: { digits: string; atMs: number };
 }

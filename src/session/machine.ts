@@ -5,6 +5,7 @@
  */
 import type { ReplyKind, SessionAction, SessionInput, SessionSettings, SessionState, TurnTiming } from './events.js';
 import { classifyUtterance, decidesBargeIn } from './utterance.js';
+import { keysDue, pressKey, type KeyDecision } from './keypad.js';
 
 export function createSessionState(settings: SessionSettings): SessionState {
   return {
@@ -29,13 +30,22 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
       else startReply(s, out, 'opening', '');
       break;
 
-    case 'MediaAdvanced':
+    case 'MediaAdvanced': {
       s.mediaMs = input.mediaMs;
       if (s.endAtMs !== undefined && s.mediaMs >= s.endAtMs) { end(s, out, s.endReason ?? 'completed'); break; }
+      const keys = keysDue(s);
+      if (keys) { onKeys(s, out, keys); break; }
       if (s.phase === 'listening' && !s.callerInTurn && !s.transcribing && !s.heldText
           && s.mediaMs - s.lastActivityMs >= s.settings.noInputMs) {
         startReply(s, out, 'check_in', ''); // "Are you still there?"
       }
+      break;
+    }
+
+    case 'KeyPressed':
+      if (over(s) || s.phase === 'ending') break;
+      s.lastActivityMs = s.mediaMs;
+      onKeys(s, out, pressKey(s, input.digit));
       break;
 
     case 'SpeechStarted':
@@ -254,6 +264,35 @@ function finishReply(s: SessionState, out: SessionAction[]): void {
   }
   s.phase = 'listening';
   if (s.heldText && !s.callerInTurn) answer(s, out); // words that came while the reply finished playing
+}
+
+/** What the caller's keys decided (src/session/keypad.ts): an action, or a turn of keyed input to answer. */
+function onKeys(s: SessionState, out: SessionAction[], k: KeyDecision): void {
+  if (k.kind === 'collecting') return;
+  out.push({ type: 'RecordCallerTurn', text: k.text });
+  if (k.kind === 'entry') {
+    s.heldText = join(s.heldText, k.text);
+    if (s.phase !== 'disclosure') answer(s, out); // keyed during the disclosure: answered once it has played
+    return;
+  }
+  switch (k.action) {
+    case 'operator':
+      out.push({ type: 'Escalate', reason: `the caller pressed ${k.text.slice(-1)} for a person` });
+      cutCurrent(s, out);
+      s.phase = 'transferring';
+      s.endAtMs = undefined;
+      out.push({ type: 'Transfer', target: 'operator' });
+      break;
+    case 'opt_out':
+      cutCurrent(s, out);
+      out.push({ type: 'OptOut' });
+      end(s, out, 'opted_out');
+      break;
+    case 'end_call':
+      cutCurrent(s, out);
+      end(s, out, 'caller_keypad');
+      break;
+  }
 }
 
 function end(s: SessionState, out: SessionAction[], reason: string): void {

@@ -42,6 +42,8 @@ export interface SessionPorts {
   log: Logger;
   /** performs a transfer to a human (the carrier's); the session has already stopped talking */
   transfer?(target: string): Promise<void>;
+  /** the caller opted out by key: their number goes on the do-not-disturb list */
+  optOut?(): void;
   /** wall clock, ms (tests drive it by hand) */
   clock?: () => number;
   /** told every input and what the machine decided (traces, tests) */
@@ -80,6 +82,7 @@ export class CallSession {
     this.state = createSessionState({
       hasDisclosure: c.agent.disclosure_script.trim() !== '', noInputMs: c.noInputMs ?? 6000,
       escalationHoldMs: c.escalationHoldMs ?? 3000, voicemail: c.agent.voicemail === 'leave_message' ? 'leave_message' : 'hangup',
+      keypad: c.agent.keypad,
     });
     this.#stt = p.adapters.stt.open({ callId: c.callId, language: c.language, sampleRateHz: 8000 });
     this.#stt.onResult((r) => { if (!r.final && r.text) this.dispatch({ type: 'TranscriptInterim', text: r.text }); });
@@ -95,7 +98,7 @@ export class CallSession {
     }, { timeScale: c.timeScale, clock: this.#now });
     this.#untick = p.ticker.add(() => this.playout.pump());
     p.media.attach({
-      audio: (pcm) => this.#onAudio(pcm), mark: (n) => this.playout.onMark(n), dtmf: () => {},
+      audio: (pcm) => this.#onAudio(pcm), mark: (n) => this.playout.onMark(n), dtmf: (digit) => this.dispatch({ type: 'KeyPressed', digit }),
       ended: (why) => this.dispatch({ type: 'MediaEnded', reason: why }),
     });
   }
@@ -175,6 +178,7 @@ export class CallSession {
       case 'DisclosureDelivered': this.ledger.disclosureDeliveredAt = new Date(); break;
       case 'Escalate': this.ledger.humanEscalation = true; this.p.out.escalated(a.reason); break;
       case 'Transfer': this.#transfer(a.target); break;
+      case 'OptOut': this.p.optOut?.(); break;
       case 'EndCall': this.#finish(a.reason); break;
     }
   }

@@ -1,4 +1,7 @@
-/** The call.completed body: exactly the fields of spec §6.1, plus status, ended_reason and disclosure_delivered_at. */
+/**
+ * The call.completed body: exactly the contract's fields, plus status, ended_reason and disclosure_delivered_at; a
+ * call that came in also says so (direction, and the numbers: from the lead, to ours).
+ */
 import type { CallRecord } from '../calls/types.js';
 
 export interface CallCompletedPayload {
@@ -19,6 +22,10 @@ export interface CallCompletedPayload {
   ended_reason: string | null;
   /** when the AI disclosure finished playing in full (null: it never did) */
   disclosure_delivered_at: string | null;
+  /** only on a call that came in */
+  direction?: 'inbound';
+  from?: string | null;
+  to?: string;
 }
 
 /**
@@ -46,5 +53,6 @@ export function callCompletedPayload(call: CallRecord, now = new Date()): CallCo
     status: call.status,
     ended_reason: call.ended_reason,
     disclosure_delivered_at: call.disclosure_delivered_at,
+    ...(call.direction === 'inbound' ? { direction: 'inbound' as const, from: call.from, to: call.to } : {}),
   };
 }

@@ -7,6 +7,9 @@
  *   (GET ?CallSid&CallFrom&CallTo&CustomField) and reads {"url"}; when the bot closes the socket the flow goes on:
  *   a Passthru (GET, 200 = go on to Connect, else hang up) and the Connect applet's number URL, when configured;
  *   at the end StatusCallback with EventType=terminal and Status (completed, busy, no-answer, failed).
+ * - A call to one of our ExoPhones (ringIn): the flow's Voicebot applet fetches its URL with Direction=incoming,
+ *   CallFrom (the caller, as Exotel writes it: 0 and ten digits), CallTo (the ExoPhone), and streams as above.
+ * - The caller's keys: `dtmf` (dtmf.digit, dtmf.duration) on the stream, on demand.
  * - A media client: connected, start (snake_case, custom_parameters from the URL's query), media every 100 ms in
  *   real time (base64 16-bit LE PCM 8 kHz, 1600 bytes), stop at the caller's hang-up; checks that every media chunk
  *   we receive is a multiple of 320 bytes, plays it at 16 bytes/ms, echoes each mark once the audio before it has
@@ -34,6 +37,7 @@ export interface FakeExotelCall {
   passthru?: number;
   ended?: string;
   callbacks: Array<{ event: string; status: number }>;
+  streamSid?: string;
 }
 
 interface Options {
@@ -92,6 +96,31 @@ export class FakeExotel {
     for (const t of this.#timers) clearTimeout(t);
     for (const c of this.calls) c.ws?.terminate();
     await new Promise<void>((r) => this.#server.close(() => r()));
+  }
+
+  /**
+   * A lead calls our ExoPhone: the incoming flow's Voicebot applet asks its URL for the socket (Direction=incoming),
+   * then streams. Without StatusCallback (Exotel calls none for an incoming call unless a flow asks).
+   */
+  async ringIn(o: { from: string; to: string }): Promise<FakeExotelCall & { appletStatus: number }> {
+    const call: FakeExotelCall = { sid: randomBytes(16).toString('hex'), form: new URLSearchParams({ From: o.from, CallerId: o.to }), played: 0, chunks: [],
+      badChunks: [], marksSent: [], marksEchoed: [], clears: 0, callbacks: [] };
+    this.calls.push(call);
+    const q = new URLSearchParams({ CallSid: call.sid, CallFrom: o.from, CallTo: o.to, Direction: 'incoming', CustomField: '' });
+    const r = await fetch(withQuery(this.o.appletUrl(), q));
+    const body = await r.json().catch(() => ({})) as { url?: string };
+    if (r.status === 200 && typeof body.url === 'string') {
+      call.streamUrl = body.url;
+      this.#stream(call, q);
+    } else call.ended = `applet_failed:${r.status}`;
+    return Object.assign(call, { appletStatus: r.status });
+  }
+
+  /** The caller presses a key: a `dtmf` message on the stream. */
+  sendDtmf(call: FakeExotelCall, digit: string): void {
+    if (call.ws?.readyState === WebSocket.OPEN) {
+      call.ws.send(JSON.stringify({ event: 'dtmf', sequence_number: '900', stream_sid: call.streamSid, dtmf: { digit, duration: '100' } }));
+    }
   }
 
   /** The callee hangs up: stop (callended), the socket closes, the terminal status callback. */
@@ -175,6 +204,7 @@ export class FakeExotel {
     const ws = new WebSocket(url);
     call.ws = ws;
     const streamSid = randomBytes(16).toString('hex');
+    call.streamSid = streamSid;
     let seq = 0;
     const queue: Array<number | string> = [];
     let ticker: NodeJS.Timeout | undefined;

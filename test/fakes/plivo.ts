@@ -9,7 +9,10 @@
  * - A media client to the <Stream> URL: start (numeric sequenceNumber, extra_headers from extraHeaders), media
  *   every 20 ms in real time (mu-law 8 kHz, 160 bytes), then silence; plays what playAudio sends at 8 bytes/ms,
  *   answers each checkpoint with playedStream once the audio before it has played, clearAudio with clearedAudio
- *   (cleared checkpoints are not answered).
+ *   (cleared checkpoints are not answered); the caller's keys as `dtmf` on demand, and our `sendDTMF` recorded.
+ * - A call to one of our numbers (ringIn): the application's answer_url gets the signed POST (CallUUID, From, To
+ *   without "+", Direction=inbound, CallStatus=ringing); its <Stream> is streamed as above, and hangup_url is told
+ *   the end.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,7 +35,9 @@ export interface FakePlivoCall {
   checkpointsSent: string[];
   playedEchoed: string[];
   clears: number;
+  /** what our sendDTMF messages asked Plivo to press */
   dtmfSent: string[];
+  streamId?: string;
   hungUpBy?: 'api' | 'caller' | 'canceled';
   callbacks: Array<{ hook: string; status: number; body: string }>;
   streamClosed: Promise<void>;
@@ -96,6 +101,29 @@ export class FakePlivo {
     return { status: r.status, body: await r.text() };
   }
 
+  /**
+   * A lead calls one of our numbers: Plivo fetches the application's answer_url (signed) and runs its XML; the
+   * application's hangup_url hears the end.
+   */
+  async ringIn(o: { from: string; to: string; answerUrl: string; hangupUrl: string }): Promise<FakePlivoCall> {
+    let closed!: () => void;
+    const call: FakePlivoCall = { requestUuid: randomUUID(), callUuid: randomUUID(), played: 0, formats: new Set(), checkpointsSent: [], playedEchoed: [],
+      clears: 0, dtmfSent: [], callbacks: [], streamClosed: new Promise((r) => { closed = r; }),
+      body: { from: o.from.replace(/^\+/, ''), to: o.to.replace(/^\+/, ''), answer_url: o.answerUrl, hangup_url: o.hangupUrl, direction: 'inbound' } };
+    (call as { close?: () => void }).close = closed;
+    this.calls.push(call);
+    call.answerXml = await this.#callback(call, 'answer_url', { CallStatus: 'ringing' });
+    if (/<Stream\b/.test(call.answerXml)) this.#stream(call);
+    else await this.#callback(call, 'hangup_url', { CallStatus: 'busy', HangupCause: 'USER_BUSY', Duration: '0', BillDuration: '0' });
+    return call;
+  }
+
+  /** The caller presses a key: a `dtmf` message on the stream. */
+  sendDtmf(call: FakePlivoCall, digit: string): void {
+    if (call.ws?.readyState === WebSocket.OPEN) call.ws.send(JSON.stringify({ event: 'dtmf', sequenceNumber: 1000, streamId: call.streamId,
+      dtmf: { track: 'inbound', digit, timestamp: String(Date.now()) } }));
+  }
+
   /** The callee hangs up: the stream ends and hangup_url reports a normal clearing. */
   async callerHangup(call: FakePlivoCall): Promise<void> {
     call.hungUpBy ??= 'caller';
@@ -112,7 +140,7 @@ export class FakePlivo {
     const url = call.body[key];
     if (typeof url !== 'string') return '';
     const params = { CallUUID: call.callUuid, RequestUUID: call.requestUuid, ALegUUID: call.callUuid, ALegRequestUUID: call.requestUuid,
-      From: String(call.body.from), To: String(call.body.to), Direction: 'outbound', ...extra };
+      From: String(call.body.from), To: String(call.body.to), Direction: String(call.body.direction ?? 'outbound'), ...extra };
     const r = await this.post(url, params);
     call.callbacks.push({ hook: key, status: r.status, body: r.body });
     return r.body;
@@ -198,6 +226,7 @@ export class FakePlivo {
     const ws = new WebSocket(m[2].replace(/&amp;/g, '&'));
     call.ws = ws;
     const streamId = randomUUID();
+    call.streamId = streamId;
     let seq = 0;
     const queue: Array<number | string> = []; // bytes to play, or a checkpoint name
     let started = 0;
@@ -214,6 +243,8 @@ export class FakePlivo {
       } else if (msg.event === 'checkpoint' && msg.streamId === streamId && msg.name) {
         call.checkpointsSent.push(msg.name);
         queue.push(msg.name);
+      } else if (msg.event === 'sendDTMF' && typeof (msg as { dtmf?: unknown }).dtmf === 'string') {
+        call.dtmfSent.push((msg as unknown as { dtmf: string }).dtmf);
       } else if (msg.event === 'clearAudio' && msg.streamId === streamId) {
         call.clears++;
         queue.length = 0;

@@ -8,6 +8,10 @@
  * - the media client: a WebSocket to the <Stream url> with a signed upgrade, connected/start (<Parameter>s as
  *   customParameters)/media (20 ms of mu-law every 20 ms, real time)/stop, playing our outbound audio at 8 bytes
  *   per ms and echoing each mark once the audio before it has played, or at once on clear.
+ * - a call to one of our numbers (ringIn): the number's Voice URL gets a signed form POST (CallSid, From, To,
+ *   CallStatus=ringing, Direction=inbound); its TwiML <Connect><Stream> is streamed as above, <Reject> ends the call
+ *   busy; status callbacks go to the number's status callback URL.
+ * - the caller's keys: `dtmf` messages (dtmf.track inbound_track, dtmf.digit) on the stream, on demand.
  * `tunnel` maps the public URLs Twilio is given (PUBLIC_BASE_URL) to where the service listens, as ngrok would.
  */
 import { randomBytes } from 'node:crypto';
@@ -102,6 +106,34 @@ export class FakeTwilio {
   hangUp(sid: string): void {
     const c = this.calls.get(sid);
     if (c && c.status === 'in-progress') this.#complete(c);
+  }
+
+  /**
+   * A lead calls one of our numbers: Twilio asks the number's Voice URL what to do (a signed form POST), then runs
+   * the TwiML it answers. Status callbacks (ringing .. completed) go to the number's status callback URL.
+   */
+  async ringIn(o: { from: string; to: string; voiceUrl: string; statusUrl?: string; audio?: Uint8Array }): Promise<FakeCall & { voiceAnswer: string }> {
+    const form = new URLSearchParams({ To: o.to, From: o.from });
+    if (o.statusUrl) { form.set('StatusCallback', o.statusUrl); for (const e of ['ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', e); }
+    let end!: () => void;
+    const ended = new Promise<void>((r) => { end = r; });
+    const c: LiveCall = { sid: sidOf('CA'), to: o.to, from: o.from, form, parameters: {}, status: 'ringing', callbacks: [], played: [], playedBytes: 0,
+      marksEchoed: [], clears: 0, protocolErrors: [], queue: [], timers: [], seq: 0, chunk: 0, audioAt: 0, speaking: true, lastPlayedAt: 0, ended, end,
+      ...(o.audio ? { audio: o.audio } : {}) };
+    this.calls.set(c.sid, c);
+    const params = { AccountSid: this.accountSid, ApiVersion: '2010-04-01', CallSid: c.sid, CallStatus: 'ringing', Direction: 'inbound',
+      From: o.from, To: o.to, Caller: o.from, Called: o.to };
+    const signature = twilio.getExpectedTwilioSignature(this.authToken, o.voiceUrl, params);
+    const r = await fetch(this.tunnel(o.voiceUrl), { method: 'POST', body: new URLSearchParams(params).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature } });
+    const twiml = await r.text();
+    const stream = /<Connect><Stream url="([^"]+)"[^>]*>(.*?)<\/Stream><\/Connect>/s.exec(twiml);
+    if (r.status !== 200 || !stream) { this.#finish(c, /<Reject/.test(twiml) ? 'busy' : 'failed'); return { ...c, voiceAnswer: twiml }; }
+    for (const p of stream[2].matchAll(/<Parameter name="([^"]*)" value="([^"]*)"\/>/g)) c.parameters[unescapeXml(p[1])] = unescapeXml(p[2]);
+    c.streamUrl = unescapeXml(stream[1]);
+    this.#progress(c, 'in-progress');
+    await this.#connect(c);
+    return Object.assign(c, { voiceAnswer: twiml });
   }
 
   sendDtmf(sid: string, digit: string): void {

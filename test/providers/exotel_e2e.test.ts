@@ -185,3 +185,21 @@ t.test('the flow\'s hooks without its secret: 403 and nothing more, even for a c
   await api(base, 'POST', `/calls/${id}/hangup`, auth);
   await ended(id, 40_000);
 });
+
+t.test('a lead calls back: the ExoPhone\'s Voicebot applet takes it; typed keys are the caller\'s input', async (t) => {
+  const admin = await (await import('../helpers/server.js')).login(base);
+  t.equal((await api(base, 'PUT', '/inbound-numbers/+918047491899', { token: admin, body: {} })).status, 201);
+  const call = await fake.ringIn({ from: '09812300001', to: '08047491899' });
+  t.equal(call.appletStatus, 200);
+  t.match(call.streamUrl, /\/v1\/media\/exotel\?call_id=call_[0-9a-f]{24}&token=/);
+  const id = new URL(call.streamUrl!).searchParams.get('call_id')!;
+  await waitFor('the agent to speak', () => call.played > 0);
+  for (const d of ['7', '#']) fake.sendDtmf(call, d);
+  await waitFor('the keys as the caller\'s turn', async () => (await messages(id)).some((m) => m.role === 'caller' && m.text === '[keypad] 7'));
+  t.equal((await api(base, 'POST', `/calls/${id}/tones`, { ...auth, body: { digits: '5' } })).status, 202, 'tones in-band');
+  t.equal((await api(base, 'POST', `/calls/${id}/hangup`, auth)).status, 200);
+  const done = await ended(id);
+  t.match(done, { status: 'completed', ended_reason: 'hangup_api', direction: 'inbound', from: '+919812300001', to: '+918047491899' });
+  const unknown = await fake.ringIn({ from: '09812300001', to: '08047400000' });
+  t.equal(unknown.appletStatus, 403, 'a number nobody routes: the applet is refused and the flow goes on');
+});

@@ -198,3 +198,25 @@ t.test('answering-machine detection: Machine=true reaches the call, which ends a
   t.equal(done.status, 'completed');
   t.equal(done.ended_reason, 'voicemail');
 });
+
+t.test('a lead calls back: the application\'s answer URL takes it; 9 opts out onto do-not-disturb; tones as sendDTMF', async (t) => {
+  const admin = await login(base);
+  t.equal((await api(base, 'PUT', '/agents/inb', { token: admin, body: {} })).status, 201);
+  t.equal((await api(base, 'PUT', '/agents/inb/keypad', { token: admin, body: { 9: 'opt_out' } })).status, 200);
+  t.equal((await api(base, 'PUT', '/inbound-numbers/+918031234567', { token: admin, body: { agent_id: 'inb' } })).status, 201);
+  const busy = await fake.ringIn({ from: '+919812399999', to: '+918031234500', answerUrl: `${base}/carriers/plivo/incoming`, hangupUrl: `${base}/carriers/plivo/hangup` });
+  t.match(busy.answerXml, /<Hangup reason="busy"\/>/, 'a number nobody routes is turned away busy');
+  const call = await fake.ringIn({ from: '+919812399999', to: '+918031234567', answerUrl: `${base}/carriers/plivo/incoming`, hangupUrl: `${base}/carriers/plivo/hangup` });
+  t.match(call.answerXml, /<Stream bidirectional="true"[^>]*extraHeaders="callid=[0-9a-f]+,token=[0-9a-f]+">ws:\/\/127\.0\.0\.1:\d+\/v1\/media\/plivo<\/Stream>/);
+  await waitFor('the agent to speak', () => call.played > 0);
+  const id = (await live.srv.services.db.query<{ id: string }>('SELECT id FROM calls WHERE carrier_call_id = $1', [call.callUuid])).rows[0]?.id;
+  t.ok(id, 'the call is stored with the CallUUID');
+  t.equal((await api(base, 'POST', `/calls/${id}/tones`, { ...auth, body: { digits: '12#' } })).status, 202);
+  await waitFor('the tones at Plivo', () => call.dtmfSent.includes('12#'));
+  fake.sendDtmf(call, '9');
+  const done = await ended(id);
+  t.match(done, { status: 'completed', ended_reason: 'opted_out', direction: 'inbound', from: '+919812399999', to: '+918031234567' });
+  const dnd = await api(base, 'GET', `/dnd/check?phone=${encodeURIComponent('+919812399999')}`, auth);
+  t.match(dnd.body, { dnd: true }, 'the caller is on the do-not-disturb list');
+  await waitFor('the hangup callback, matched by CallUUID', () => call.callbacks.find((c) => c.hook === 'hangup_url'));
+});

@@ -216,3 +216,36 @@ t.test('transfer: the agent\'s transfer_number, else HUMAN_TRANSFER_NUMBER; the 
     t.equal(fc.callbacks.at(-1)?.httpStatus, 204, 'its later completed callback is acknowledged');
   }
 });
+
+t.test('a lead calls back: the number\'s Voice URL takes it; typed keys are input, 0 is a person; the agent\'s tones', async (t) => {
+  t.equal((await api(LOCAL, 'PUT', '/agents/inb', { token: admin, body: {} })).status, 201);
+  t.equal((await api(LOCAL, 'PUT', '/agents/inb/keypad', { token: admin, body: { 0: 'operator' } })).status, 200);
+  t.equal((await api(LOCAL, 'PUT', '/inbound-numbers/+14155550150', { token: admin, body: { agent_id: 'inb' } })).status, 201);
+  const refused = await fake.ringIn({ from: '+14155550160', to: '+14155550151', voiceUrl: `${PUBLIC}/carriers/twilio/voice` });
+  t.match(refused.voiceAnswer, /<Reject reason="busy"\/>/, 'a number nobody routes is turned away busy');
+  const fc = await fake.ringIn({ from: '+14155550160', to: '+14155550150', voiceUrl: `${PUBLIC}/carriers/twilio/voice`, statusUrl: `${PUBLIC}/carriers/twilio/status` });
+  t.match(fc.voiceAnswer, /<Connect><Stream url="wss:\/\/voice\.example\.test\/v1\/media\/twilio"><Parameter name="call_id" value="call_[0-9a-f]{24}"\/>/);
+  const id = fc.parameters.call_id;
+  await until('the agent to speak', () => (fake.callTo('+14155550150')?.playedBytes ? true : undefined));
+  for (const d of ['4', '2', '#']) fake.sendDtmf(fc.sid, d);
+  await until('the keys as the caller\'s turn', async () => ((await api(LOCAL, 'GET', `/calls/${id}/events`, auth)).body.data as Array<{ type: string; speaker?: string; text?: string }>)
+    .some((i) => i.type === 'transcript' && i.speaker === 'caller' && i.text === '[keypad] 42') || undefined);
+  const live = fake.callTo('+14155550150')!;
+  const before = live.playedBytes;
+  t.equal((await api(LOCAL, 'POST', `/calls/${id}/tones`, { ...auth, body: { digits: '1' } })).status, 202);
+  await until('the tones played', () => (live.playedBytes >= before + 1600 ? true : undefined));
+  await quiet(live, 1500);
+  const { detectDigit } = await import('../../src/carriers/dtmf.js');
+  const heardPcm = mulawDecode(Buffer.concat(live.played));
+  let pressed = false;
+  for (let o = 0; o + 640 <= heardPcm.length && !pressed; o += 160) pressed = detectDigit(heardPcm.subarray(o, o + 640)) === '1';
+  t.ok(pressed, 'the caller heard the 1 key\'s tone');
+  fake.sendDtmf(fc.sid, '0');
+  const call = await ended(id);
+  t.match(call, { status: 'completed', ended_reason: 'transferred', direction: 'inbound', from: '+14155550160', to: '+14155550150', human_escalation: true });
+  t.same(call.transitions.map((x: { to: string }) => x.to), ['ringing', 'in_progress', 'completed']);
+  t.equal(live.dialed, '+14155550188', '0 reached a person: HUMAN_TRANSFER_NUMBER');
+  fake.hangUp(live.sid);
+  await live.ended;
+  t.equal(live.callbacks.at(-1)?.httpStatus, 204, 'the number\'s status callback, matched by CallSid');
+});

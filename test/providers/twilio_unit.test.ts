@@ -147,7 +147,7 @@ fake.tunnel = (u) => u.replace(PUBLIC, doorUrl);
 const config = loadConfig({ DATA_DIR: 'memory', CARRIER: 'twilio', TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM_NUMBER: '+14155550100',
   TWILIO_API_BASE_URL: fake.baseUrl, RING_TIMEOUT_SECONDS: '5', PUBLIC_BASE_URL: PUBLIC });
 carrier = new TwilioCarrier({ config, log: createLogger('silent'), publicBaseUrl: PUBLIC, capabilities: new CallCapabilities('k'.repeat(32), 'media-stream'),
-  onStream: () => false }, { ringGraceMs: 300, retryBaseMs: 20 });
+  onStream: () => false, inbound: async () => undefined }, { ringGraceMs: 300, retryBaseMs: 20 });
 t.teardown(() => carrier.close());
 
 /** polls `f` until it gives a value; fails after `ms` (generous: CI machines are loaded) */

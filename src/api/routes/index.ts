@@ -19,6 +19,7 @@ import { conversationRoutes } from './conversations.js';
 import { leadRoutes } from './leads.js';
 import { dndRoutes } from './dnd.js';
 import { handoffRoutes } from './handoffs.js';
+import { inboundCallRoutes } from './inbound_calls.js';
 
 export type RouteModule = (t: RouteTable, deps: AppDeps) => void;
 
@@ -35,6 +36,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   leadRoutes,
   dndRoutes,
   handoffRoutes,
+  inboundCallRoutes,
   callRoutes,
   mediaRoutes,
   carrierRoutes,

@@ -12,14 +12,14 @@ import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type Plac
 import type { MediaStream } from '../../media/stream.js';
 import { bareForbidden, emptyAnswer, jsonAnswer, problemAnswer } from '../answers.js';
 import { CallTracker, type CarrierCall } from '../call_tracker.js';
-import { STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
+import { mediaUrlOf, STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
 import { mediaSocket } from '../media_socket.js';
 import { placeTracked } from '../placing.js';
 import { exotelCodec } from './codec.js';
 import { dialJson, streamUrlJson } from './markup.js';
 import { ExotelRest } from './rest.js';
 import { statusKey, verifyHookSecret, verifyStatusKey } from './signature.js';
-import { exotelEnd } from './status.js';
+import { exotelE164, exotelEnd } from './status.js';
 
 const TRANSFER_TARGET = /^\+?[1-9]\d{6,14}$/;
 
@@ -99,6 +99,7 @@ export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
     const call = knownCall(p);
     switch (name) {
       case 'stream': {
+        if (!call && p.CallSid && !calls.byCarrierId(p.CallSid) && p.Direction === 'incoming') return incoming(p);
         // one stream URL per call, and only while the call waits for its stream
         if (!call || call.data.streamAsked || streams.has(call.carrierCallId ?? '')) return bareForbidden();
         call.data.streamAsked = 'yes';
@@ -110,6 +111,19 @@ export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
       default:
         return call?.transferTarget ? jsonAnswer(dialJson(call.transferTarget)) : bareForbidden();
     }
+  }
+
+  /**
+   * The Voicebot applet of the flow our ExoPhone runs for calls that come in: a lead calls. The engine takes the
+   * call and the answer streams it like a call we placed; refused, the applet gets 403 and the flow goes on.
+   */
+  async function incoming(p: Record<string, string>): Promise<CarrierAnswer> {
+    const offer = { to: exotelE164(p.CallTo ?? p.To), from: exotelE164(p.CallFrom ?? p.From), carrierCallId: p.CallSid };
+    if (!offer.to || !offer.from) return bareForbidden();
+    const accepted = await ctx.inbound(offer);
+    if (!accepted) return bareForbidden();
+    const call = calls.adopt(accepted.callId, { carrierCallId: offer.carrierCallId, onEvent: accepted.onEvent, data: { streamAsked: 'yes' } });
+    return jsonAnswer(streamUrlJson(mediaUrlOf(ctx.publicBaseUrl, 'exotel'), call.callId, accepted.parameters[STREAM_TOKEN_PARAMETER] ?? ''));
   }
 
   return {

@@ -7,11 +7,11 @@
 import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
 import { emptyAnswer, problemAnswer, xmlAnswer } from '../answers.js';
 import { CallTracker, type CarrierCall } from '../call_tracker.js';
-import { STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
+import { mediaUrlOf, STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
 import { mediaSocket } from '../media_socket.js';
 import { placeTracked } from '../placing.js';
 import { plivoCodec } from './codec.js';
-import { dialXml, hangupXml, plivoNumber, streamXml } from './markup.js';
+import { busyXml, dialXml, hangupXml, plivoNumber, streamXml } from './markup.js';
 import { PlivoRest } from './rest.js';
 import { verifyPlivoRequest } from './signature.js';
 import { plivoEnd, plivoStatus } from './status.js';
@@ -75,9 +75,12 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
 
   async function callback(name: string, req: CarrierRequest): Promise<CarrierAnswer> {
     if (!verifyPlivoRequest(token, req)) return problemAnswer('forbidden', 'X-Plivo-Signature-V3 does not match');
-    const callId = new URL(req.url).searchParams.get('call_id') ?? '';
     const p = req.params;
     const uuid = p.CallUUID || undefined;
+    if (name === 'incoming') return incoming(p);
+    // the URLs we give with a call name it; an inbound call's (the application's hangup URL) are matched by CallUUID
+    const named = new URL(req.url).searchParams.get('call_id') ?? '';
+    const callId = named || (uuid ? calls.byCarrierId(uuid)?.callId ?? '' : '');
     switch (name) {
       case 'ring':
         calls.ringing(callId, uuid);
@@ -100,6 +103,20 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
       default:
         return problemAnswer('not_found', `no plivo callback ${name}`);
     }
+  }
+
+  /**
+   * The answer URL of the Plivo application our numbers use: a lead calls. The engine takes the call (or it is
+   * hung up, busy) and the answer streams it like a call we placed.
+   */
+  async function incoming(p: Record<string, string>): Promise<CarrierAnswer> {
+    const plus = (n: string | undefined) => (n ? (n.startsWith('+') || n.startsWith('sip:') ? n : `+${n}`) : '');
+    const offer = { to: plus(p.To), from: plus(p.From), carrierCallId: p.CallUUID ?? '' };
+    if (!offer.to || !offer.from || !offer.carrierCallId) return xmlAnswer(busyXml());
+    const accepted = await ctx.inbound(offer);
+    if (!accepted) return xmlAnswer(busyXml());
+    calls.adopt(accepted.callId, { carrierCallId: offer.carrierCallId, onEvent: accepted.onEvent });
+    return xmlAnswer(streamXml(mediaUrlOf(ctx.publicBaseUrl, 'plivo'), accepted.callId, accepted.parameters[STREAM_TOKEN_PARAMETER] ?? ''));
   }
 
   return {

@@ -75,6 +75,8 @@ export const playAudioMessage = (mulaw: Uint8Array): string =>
   `{"event":"playAudio","media":{"contentType":"audio/x-mulaw","sampleRate":8000,"payload":"${Buffer.from(mulaw.buffer, mulaw.byteOffset, mulaw.byteLength).toString('base64')}"}}`;
 export const checkpointMessage = (streamId: string, name: string): string => JSON.stringify({ event: 'checkpoint', streamId, name });
 export const clearAudioMessage = (streamId: string): string => JSON.stringify({ event: 'clearAudio', streamId });
+/** keys sent as Plivo's own DTMF (out of band): 0-9, *, #, A-D, and w for a half-second wait */
+export const sendDtmfMessage = (digits: string): string => JSON.stringify({ event: 'sendDTMF', dtmf: digits });
 
 /** Our side of one Plivo stream. The frames of one playout tick go out as one playAudio, then its checkpoint. */
 export class PlivoStream extends CodecStream<PlivoInbound> {
@@ -105,6 +107,7 @@ export class PlivoStream extends CodecStream<PlivoInbound> {
   }
 
   sendMark(name: string): void { this.flush(); this.send(checkpointMessage(this.streamId, name)); }
+  sendDigits(digits: string): void { this.flush(); this.send(sendDtmfMessage(digits)); }
   sendClear(): void { this.#held = []; this.send(clearAudioMessage(this.streamId)); }
 
   override batch(send: () => void): void {

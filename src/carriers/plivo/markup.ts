@@ -18,3 +18,6 @@ export const dialXml = (target: string): string =>
   responseXml(`<Dial>${target.startsWith('sip:') ? `<User>${escapeXml(target)}</User>` : `<Number>${escapeXml(plivoNumber(target))}</Number>`}</Dial>`);
 
 export const hangupXml = (): string => responseXml('<Hangup/>');
+
+/** Turns a call away (we take no calls on that number now): busy. */
+export const busyXml = (): string => responseXml('<Hangup reason="busy"/>');

@@ -5,14 +5,14 @@
  * only with a valid X-Twilio-Signature. Hang-up and transfer update the call's REST resource.
  */
 import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
-import { emptyAnswer, problemAnswer } from '../answers.js';
+import { emptyAnswer, problemAnswer, xmlAnswer } from '../answers.js';
 import { CallTracker, type CarrierCall } from '../call_tracker.js';
-import type { CarrierAnswer, CarrierRequest, LiveCarrier, LiveCarrierContext } from '../contract.js';
+import { mediaUrlOf, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
 import { mediaSocket, type MediaSocket } from '../media_socket.js';
 import { placeTracked } from '../placing.js';
 import { twilioCodec } from './codec.js';
 import { outcomeOfApiError } from './errors.js';
-import { connectStreamTwiml, dialTwiml, MAX_TWIML_CHARS } from './markup.js';
+import { connectStreamTwiml, dialTwiml, MAX_TWIML_CHARS, rejectTwiml } from './markup.js';
 import { asCarrierError, TwilioApiError, TwilioRest } from './rest.js';
 import { formOf, signatureHeader, verifyTwilioSignature } from './signature.js';
 import { applyAmd, applyStatus } from './status.js';
@@ -36,6 +36,7 @@ export class TwilioCarrier implements LiveCarrier {
   readonly #rest: TwilioRest;
   readonly #token: string;
   readonly #calls = new CallTracker();
+  readonly #mediaUrl: string;
 
   constructor(private readonly ctx: LiveCarrierContext, private readonly o: TwilioCarrierOptions = {}) {
     const c = ctx.config;
@@ -43,7 +44,7 @@ export class TwilioCarrier implements LiveCarrier {
     this.#rest = new TwilioRest({ baseUrl: c.TWILIO_API_BASE_URL, accountSid: c.TWILIO_ACCOUNT_SID!, authToken: this.#token,
       ...(o.retryBaseMs !== undefined ? { retryBaseMs: o.retryBaseMs } : {}) });
     // Twilio signs the wss:// URL it was told to connect to: ours, from PUBLIC_BASE_URL
-    const signedUrl = `${ctx.publicBaseUrl.replace(/^http/, 'ws')}/media/twilio`;
+    const signedUrl = this.#mediaUrl = mediaUrlOf(ctx.publicBaseUrl, 'twilio');
     this.mediaUpgrade = mediaSocket(twilioCodec, {
       log: ctx.log, capabilities: ctx.capabilities, onStream: ctx.onStream,
       refuseUpgrade: (req) => (verifyTwilioSignature(this.#token, signedUrl, signatureHeader(req.headers)) ? undefined : 'X-Twilio-Signature does not match'),
@@ -94,8 +95,9 @@ export class TwilioCarrier implements LiveCarrier {
     if (!verifyTwilioSignature(this.#token, req.url, signatureHeader(req.headers), form.signed)) {
       return problemAnswer('forbidden', 'X-Twilio-Signature does not match the request');
     }
-    if (hook !== 'status' && hook !== 'amd') return problemAnswer('not_found', `no Twilio callback named ${hook}`);
     const p = form.fields;
+    if (hook === 'voice') return this.#incoming(p);
+    if (hook !== 'status' && hook !== 'amd') return problemAnswer('not_found', `no Twilio callback named ${hook}`);
     const call = this.#calls.find(new URL(req.url).searchParams.get('call_id') ?? undefined, p.CallSid || undefined);
     // a call we no longer track (ended, or another instance's): acknowledged, nothing to do
     if (call) (hook === 'status' ? applyStatus : applyAmd)(this.#calls, call, p);
@@ -105,6 +107,19 @@ export class TwilioCarrier implements LiveCarrier {
   async close(): Promise<void> {
     this.mediaUpgrade.closeAll();
     this.#calls.close();
+  }
+
+  /**
+   * The Voice URL of one of our numbers: a lead calls. The engine takes the call (or we reject it, busy) and the
+   * answer streams it like a call we placed; its status callbacks name no call id and are matched by CallSid.
+   */
+  async #incoming(p: Record<string, string>): Promise<CarrierAnswer> {
+    const offer = { to: p.To ?? '', from: p.From ?? '', carrierCallId: p.CallSid ?? '' };
+    if (!offer.to || !offer.from || !offer.carrierCallId) return xmlAnswer(rejectTwiml());
+    const accepted = await this.ctx.inbound(offer);
+    if (!accepted) return xmlAnswer(rejectTwiml());
+    this.#calls.adopt(accepted.callId, { carrierCallId: offer.carrierCallId, onEvent: accepted.onEvent });
+    return xmlAnswer(connectStreamTwiml(this.#mediaUrl, accepted.parameters));
   }
 
   #createForm(req: PlaceCallRequest): URLSearchParams {

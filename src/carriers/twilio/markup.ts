@@ -14,6 +14,9 @@ export function connectStreamTwiml(url: string, parameters: Record<string, strin
   return responseXml(`<Connect><Stream url="${escapeXml(url)}">${params}</Stream></Connect>`);
 }
 
+/** Turns a call away (we take no calls on that number now): the caller hears a busy tone. */
+export const rejectTwiml = (): string => responseXml('<Reject reason="busy"/>');
+
 /**
  * Replaces what the call runs with a dial to `target` (E.164, or a SIP URI), shown our number (`callerId`): the
  * human sees the call come from us, and Twilio accepts only a number of the account as caller id.

@@ -17,6 +17,8 @@
 --    instance starts the call right after commit) is stored dialing with seq 2 dialing, so the runner needs no
 --    second statement to move it;
 --  * a lead's call job (`lead_job_id`): the lead shows the call as dispatched and the job is done;
+--  * an inbound call (`direction` 'inbound': a lead calling one of our numbers, `line_number`) is stored ringing
+--    with seq 1 ringing ('inbound_call'), answered by its runner; the agent snapshot carries the agent's keypad;
 --  * `compliance` (a transactional mark: who, why, which gates it lifted) is stored on the call and audited in
 --    compliance_audit (`audit_id`, the number as its SHA-256 hex) in the same statement.
 -- Every call of one statement has the same created_at (now(), the transaction's start). o_i is the item's
@@ -43,13 +45,14 @@ BEGIN
     SELECT t.* FROM jsonb_to_recordset(p_items) AS t(i integer, id text, tenant text, agent_key text, agent jsonb,
       agent_id text, to_number text, language text, context jsonb, tools jsonb, webhook_url text, conversation_id text,
       new_conversation_id text, conversation_linked boolean, lead_id text, lead_job_id bigint, campaign_id text, scenario text,
-      dialing boolean, dnd_at timestamptz, compliance jsonb, audit_id text)
+      dialing boolean, dnd_at timestamptz, compliance jsonb, audit_id text, direction text, line_number text)
   ), resolved AS (
     SELECT x.*, CASE WHEN x.agent IS NOT NULL AND jsonb_typeof(x.agent) <> 'null' THEN x.agent
         WHEN a.id IS NOT NULL THEN jsonb_build_object('role', a.role, 'voice', a.voice, 'language', a.language,
           'interruption_sensitivity', a.interruption_sensitivity::float8, 'turn_detection_timeout_ms', a.turn_detection_timeout_ms,
           'disclosure_script', a.disclosure_script, 'qualify_script', a.qualify_script, 'qualify_text', a.qualify_text,
-          'voicemail', a.voicemail, 'voicemail_message', a.voicemail_message, 'transfer_number', a.transfer_number) END AS snap,
+          'voicemail', a.voicemail, 'voicemail_message', a.voicemail_message, 'transfer_number', a.transfer_number,
+          'keypad', (SELECT kp.keys FROM agent_keypads kp WHERE kp.tenant_id = a.tenant_id AND kp.agent_id = a.id)) END AS snap,
       x.dnd_at IS NOT NULL AND dnd_blocks(x.tenant, x.to_number, x.dnd_at) AS dnd
     FROM input x LEFT JOIN agents a ON (x.agent IS NULL OR jsonb_typeof(x.agent) = 'null') AND a.tenant_id = x.tenant AND a.id = x.agent_key
   ), ranked AS (
@@ -75,10 +78,10 @@ BEGIN
     SELECT p.new_conversation_id, p.tenant, p.id, p.lead_id FROM placed p WHERE p.new_conversation
   ), call_made AS (
     INSERT INTO calls (id, tenant_id, agent_id, agent, to_number, language, context, tools, webhook_url, status,
-        conversation_id, lead_id, campaign_id, scenario, instance_id, compliance)
+        conversation_id, lead_id, campaign_id, scenario, instance_id, compliance, direction, line_number)
     SELECT p.id, p.tenant, p.agent_id, p.snap, p.to_number, COALESCE(p.language, p.snap->>'language'), p.context, p.tools,
-      p.webhook_url, CASE WHEN p.dialing THEN 'dialing' ELSE 'queued' END, p.conv,
-      p.lead_id, p.campaign_id, p.scenario, p_instance, p.compliance
+      p.webhook_url, CASE WHEN p.direction = 'inbound' THEN 'ringing' WHEN p.dialing THEN 'dialing' ELSE 'queued' END, p.conv,
+      p.lead_id, p.campaign_id, p.scenario, p_instance, p.compliance, COALESCE(p.direction, 'outbound'), p.line_number
     FROM placed p
   ), audited AS (
     INSERT INTO compliance_audit (id, tenant_id, action, call_id, subject_hash, reason, actor, actor_kind, gates_lifted)
@@ -87,13 +90,18 @@ BEGIN
       ARRAY(SELECT jsonb_array_elements_text(p.compliance->'gates_lifted'))
     FROM placed p WHERE p.compliance IS NOT NULL AND jsonb_typeof(p.compliance) = 'object'
   ), counted AS (
-    INSERT INTO call_event_counters (call_id, last_seq) SELECT p.id, CASE WHEN p.dialing THEN 2 ELSE 1 END FROM placed p
+    INSERT INTO call_event_counters (call_id, last_seq)
+    SELECT p.id, CASE WHEN p.dialing AND p.direction IS DISTINCT FROM 'inbound' THEN 2 ELSE 1 END FROM placed p
   ), announced AS (
     INSERT INTO call_events (call_id, seq, tenant_id, type, payload, at, is_transition, from_status, reason)
     SELECT p.id, 1, p.tenant, 'status', '{"status":"queued","ended_reason":null}'::jsonb, now(), true, NULL, 'dispatched' FROM placed p
+    WHERE p.direction IS DISTINCT FROM 'inbound'
     UNION ALL
     SELECT p.id, 2, p.tenant, 'status', '{"status":"dialing","ended_reason":null}'::jsonb, now(), true, 'queued', 'dialing' FROM placed p
-    WHERE p.dialing
+    WHERE p.dialing AND p.direction IS DISTINCT FROM 'inbound'
+    UNION ALL
+    SELECT p.id, 1, p.tenant, 'status', '{"status":"ringing","ended_reason":null}'::jsonb, now(), true, NULL, 'inbound_call' FROM placed p
+    WHERE p.direction = 'inbound'
   ), lead_marked AS (
     UPDATE leads l SET call_id = p.id, call_status = 'dispatched', call_reason = NULL, scheduled_for = NULL FROM placed p
     WHERE p.lead_job_id IS NOT NULL AND l.tenant_id = p.tenant AND l.id = p.lead_id

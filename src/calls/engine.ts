@@ -27,7 +27,7 @@ import { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSecrets } from '../webhooks/secrets.js';
 import { refuseUpgrade } from '../problem.js';
 import { liveCarrier, simulatorEdge, type CarrierAnswer, type CarrierEdge, type CarrierName, type CarrierRequest } from '../carriers/index.js';
-import type { InboundAccepted, InboundOffer } from '../carriers/contract.js';
+import { mediaUrlOf, type InboundAccepted, type InboundOffer } from '../carriers/contract.js';
 import { ApiError } from '../errors.js';
 import { EngineInstances } from './instances.js';
 import { recordingPathOf, toRecord } from './repo.js';
@@ -107,7 +107,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   if (live) adapters.carrier = withDefaultTimeouts({ ...adapters, carrier: live }, config.ADAPTER_TIMEOUT_MS).carrier;
   // without a live carrier, the simulator's (or an adapter server's) callees stream to the simulator's edge
   const edge: CarrierEdge = live ?? simulatorEdge({ log, capabilities: mediaCapabilities, onStream });
-  const mediaUrl = () => `${config.publicBaseUrl.replace(/^http/, 'ws')}/media/${edge.name}`;
+  const mediaUrl = () => mediaUrlOf(config.publicBaseUrl, edge.name);
   runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: d.events, calls, outbox,
     onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
     timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),

@@ -2,7 +2,7 @@
  * The bench's fake providers in one process: Deepgram live (ws /v1/listen), OpenAI-compatible Chat Completions
  * (/v1/chat/completions), ElevenLabs HTTP streaming (/v1/text-to-speech/{voice}/stream), and the carriers Twilio
  * (/2010-04-01/...), Plivo (/v1/Account/...) and Exotel (/v1/Accounts/.../Calls/connect) with their media clients.
- * Each is written from the documented wire protocol (docs: provider_protocols.md), not from the service's code.
+ * Each is written from the documented wire protocol (the providers' and carriers' READMEs), not from the service's code.
  * Latencies are settings (settings.ts), so a bench can subtract them. GET /fakes/stats gives every counter,
  * POST /fakes/reset zeroes them between phases.
  *   node --import tsx bench/fakes/server.ts      (prints "FAKES_READY <port>" once listening; FAKES_PORT to pick it)

@@ -43,7 +43,7 @@ export class VoiceClient {
     authHeader(this.#creds); // fail fast without credentials
   }
 
-  /** Dispatches a call with an agent_id or inline agent runtime settings (spec §2.3). */
+  /** Dispatches a call with an agent_id or inline agent runtime settings. */
   createCall(input: CreateCallInput): Promise<Call> {
     return requestJson<Call>(this.baseUrl, this.#creds, 'POST', '/calls/dispatch', input);
   }

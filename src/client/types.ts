@@ -3,7 +3,7 @@
  * point must load without the service's dependencies.
  */
 
-/** Agent runtime settings (spec §2.3), sent inline instead of an agent_id. */
+/** Agent runtime settings, sent inline instead of an agent_id. */
 export interface AgentRuntimeSettings {
   role?: string;
   voice?: string;

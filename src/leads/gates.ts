@@ -1,5 +1,5 @@
 /**
- * The gates every outbound call passes (seed §4 rule 2, TRAI/DND): leads, the lead scheduler, campaigns and
+ * The gates every outbound call passes (TRAI/DND): leads, the lead scheduler, campaigns and
  * POST /v1/calls/dispatch.
  *  1. do-not-disturb and consent: a number in the tenant's DND registry is refused ('dnd') unless the consent log
  *     holds a consent for it given at or before `now` (consent lifts DND, never calling hours). The rule itself is

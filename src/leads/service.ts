@@ -1,5 +1,5 @@
 /**
- * POST /v1/leads (seed §4 rules 1-2): store the lead, open a conversation whose first agent message is the AI
+ * POST /v1/leads: store the lead, open a conversation whose first agent message is the AI
  * disclosure, then dial through the DND / calling-hours gate. Leads arriving together are stored by one
  * statement (group commit, src/db/functions/create_leads.sql), each serialised per tenant+number by an advisory
  * lock so two simultaneous copies of a lead make one lead and one call. A lead the gates let through is dialed in

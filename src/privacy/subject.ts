@@ -8,7 +8,7 @@ export const subjectHash = (e164: string): string => createHash('sha256').update
 
 const ONE_OF = 'give exactly one of e164 (the E.164 number) or subject (its SHA-256 hex), not both';
 
-/** Body of export/erase (spec §2.7): exactly one of e164 or subject (an error says so, not "Invalid input"). */
+/** Body of export/erase: exactly one of e164 or subject (an error says so, not "Invalid input"). */
 export const SubjectBody = z.strictObject({
   e164: z.string().regex(E164, 'must be an E.164 number such as +919812345678').optional(),
   subject: z.string().regex(/^[0-9a-f]{64}$/, 'must be the lowercase SHA-256 hex of the E.164 number').optional(),

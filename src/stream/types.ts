@@ -1,5 +1,5 @@
 /**
- * Live-stream items of a call (spec §2.9, §6.2). The call's process publishes them through CallEventSink;
+ * Live-stream items of a call (README.md). The call's process publishes them through CallEventSink;
  * they are stored first (per-call seq) and then fanned out over the bus to the WebSocket edges.
  */
 export type CallEventInput =

@@ -1,7 +1,7 @@
 /**
  * Signing secrets of outbound webhooks: one per tenant, generated on first use (whsec_ + 24 random bytes in
  * base64, the Standard Webhooks format), readable by the tenant's admins at GET /v1/webhooks/secret.
- * Per tenant rather than SERVICE_WEBHOOK_SECRET: that setting verifies INBOUND webhooks (spec §5), and one
+ * Per tenant rather than SERVICE_WEBHOOK_SECRET: that setting verifies INBOUND webhooks (src/inbound), and one
  * shared key would let any tenant's receiver forge another tenant's events.
  */
 import { randomBytes } from 'node:crypto';

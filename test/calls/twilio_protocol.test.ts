@@ -1,4 +1,4 @@
-/** Twilio Media Streams messages (real samples from carrier_protocols.md §1.3/§1.4) and X-Twilio-Signature vectors (§1.8). */
+/** Twilio Media Streams messages (Twilio's documented samples) and X-Twilio-Signature vectors (twilio-node's published vectors). */
 import t from 'tap';
 import { clearMessage, markMessage, mediaMessage, parseTwilioMessage, TwilioProtocolError } from '../../src/carriers/twilio/codec.js';
 import { twilioSignature, verifyTwilioSignature } from '../../src/carriers/twilio/signature.js';

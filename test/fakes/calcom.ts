@@ -1,5 +1,5 @@
 /**
- * A local Cal.com API v2 bookings endpoint, from cal.com/docs/api-reference/v2/bookings/create-a-booking: POST
+ * A local Cal.com API v2 bookings endpoint, from Cal.com's create-a-booking documentation: POST
  * /v2/bookings with Authorization: Bearer cal_… and cal-api-version: 2024-08-13, body {start (UTC), eventTypeId,
  * attendee:{name, email, timeZone, phoneNumber?}, metadata?} -> 201 {status:"success", data:{id, uid, start, end,
  * …}}; errors {status:"error", error:{code, message}}. A slot already booked is refused (400, as Cal.com does

@@ -1,5 +1,5 @@
 /**
- * A local Cartesia TTS WebSocket, from the documented wire (provider_protocols.md §4.2): the handshake carries
+ * A local Cartesia TTS WebSocket, from the documented wire (src/providers/cartesia/README.md): the handshake carries
  * X-API-Key and Cartesia-Version (or api_key / cartesia_version in the query); a generation request
  * {model_id, transcript, voice:{mode:"id",id}, output_format:{container:"raw",encoding,sample_rate}, context_id,
  * continue, language} is answered on the same socket with {type:"chunk", context_id, data(base64), done:false,

@@ -1,6 +1,5 @@
 /**
- * A local Deepgram live server (/v1/listen) built from the documented messages (provider_protocols.md §2.1 and
- * §7): `Authorization: Token <key>` or 401; binary audio (mulaw or linear16 at the query's rate); text controls
+ * A local Deepgram live server (/v1/listen) built from Deepgram's documented messages (src/providers/deepgram/README.md): `Authorization: Token <key>` or 401; binary audio (mulaw or linear16 at the query's rate); text controls
  * KeepAlive, Finalize (answered by a Results with from_finalize:true) and CloseStream (the rest, a Metadata
  * summary, close 1000); Results interim (is_final:false) and final (is_final, speech_final after `endpointing` ms
  * of quiet); SpeechStarted with vad_events=true; UtteranceEnd after utterance_end_ms; close 1011 "NET-0001" after

@@ -1,6 +1,5 @@
 /**
- * A local ElevenLabs text-to-speech HTTP streaming endpoint, from the documented wire (provider_protocols.md
- * §4.1.1): POST /v1/text-to-speech/{voice_id}/stream?output_format=ulaw_8000|pcm_<rate>, header xi-api-key, JSON
+ * A local ElevenLabs text-to-speech HTTP streaming endpoint, from the documented wire (src/providers/elevenlabs/README.md): POST /v1/text-to-speech/{voice_id}/stream?output_format=ulaw_8000|pcm_<rate>, header xi-api-key, JSON
  * {text, model_id, …}; 200 with a chunked body of raw audio (headerless mu-law or PCM16 LE); errors as
  * {"detail": {"status", "message"}}. Failure injection: the next answers' statuses (401, 429 with retry-after,
  * 500), a stream that stalls after some bytes, pacing so an abort lands mid-stream. Every request is recorded,

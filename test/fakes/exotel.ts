@@ -1,5 +1,5 @@
 /**
- * A local Exotel, built from the documented messages (provider_protocols.md §1.3, §7 "Fake Exotel"):
+ * A local Exotel, built from Exotel's documented messages (src/carriers/exotel/README.md):
  * - REST: POST /v1/Accounts/:sid/Calls/connect[.json] (form, Basic api key:token; Url must be the flow's
  *   http://my.exotel.com/{sid}/exoml/start_voice/{app_id}) -> {"call":{"sid","status":"in-progress",...}};
  *   errors as {"RestException":{"Status","Message"}}.

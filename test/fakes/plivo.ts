@@ -1,5 +1,5 @@
 /**
- * A local Plivo, built from the documented messages (provider_protocols.md §1.2, §7 "Fake Plivo"):
+ * A local Plivo, built from Plivo's documented messages (src/carriers/plivo/README.md):
  * - REST: POST /v1/Account/:id/Call/ (JSON, Basic auth) -> 201 {"message":"call fired","request_uuid","api_id"};
  *   DELETE /v1/Account/:id/Call/:uuid/ -> 204 (404 unknown); DELETE /v1/Account/:id/Request/:uuid/ (cancel a
  *   ringing call) -> 204; POST /v1/Account/:id/Call/:uuid/ with legs=aleg, aleg_url -> 202 "call transferred".

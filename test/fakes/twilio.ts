@@ -1,5 +1,5 @@
 /**
- * A fake Twilio, built from the documented messages (provider_protocols.md §1.1, carrier_protocols.md §1):
+ * A fake Twilio, built from Twilio's documented messages (src/carriers/twilio/README.md):
  * - REST: POST /2010-04-01/Accounts/:sid/Calls.json (create) and /Calls/:CallSid.json (Status=completed|canceled,
  *   Twiml=<Dial>), HTTP Basic AccountSid:AuthToken, form bodies, Call JSON answers and {code, message, more_info,
  *   status} errors; scripted errors (rate limit with Retry-After, 5xx, 21211, ...) can be queued.

@@ -1,5 +1,5 @@
 /**
- * Calls: dispatch (spec §2.1/§2.3), read, list, hang up, webhook delivery log, the tenant's webhook signing
+ * Calls: dispatch (with an agent_id or an inline agent), read, list, hang up, webhook delivery log, the tenant's webhook signing
  * secret (admins), and the signed recording links (public: the signature is the credential).
  * POST /v1/calls/:id/transfer is declared by the stream routes and calls deps.calls.transfer.
  */
@@ -27,8 +27,8 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
 
   t.add({
     method: 'post', path: '/calls/dispatch', tag: 'Calls', auth: callAuth, body: DispatchBody,
-    summary: 'Dispatches an outbound AI call (spec §2.1). agent_id of the tenant (default "default") or inline agent runtime '
-      + 'settings (§2.3). Returns the call with status dialing (stored with its queued and dialing status items: it is '
+    summary: 'Dispatches an outbound AI call. agent_id of the tenant (default "default") or inline agent runtime '
+      + 'settings. Returns the call with status dialing (stored with its queued and dialing status items: it is '
       + 'dialed at once); it moves on to in_progress -> completed '
       + '(or no_answer, busy, failed, canceled). In simulator mode the magic numbers +1500555000[1-9] force outcomes. '
       + 'Gates, as for leads and campaigns: a number on the tenant\'s do-not-disturb list without a recorded consent is '

@@ -1,5 +1,5 @@
 /**
- * Conversation demo (seed §2.4, §4 rule 4): public, JWT optional. With a JWT the conversation belongs to the
+ * Conversation demo: public, JWT optional. With a JWT the conversation belongs to the
  * tenant (its default agent answers; escalations become handoffs) and only that tenant can use it; every request
  * counts against DEMO_TENANT_REQUESTS_PER_MINUTE per tenant. Without one it is anonymous, expires after
  * DEMO_CONVERSATION_TTL_SECONDS (then 410, and 404 once a later anonymous create has purged it) and every request

@@ -1,5 +1,5 @@
 /**
- * Handoffs (seed §2.6, §3): operator JWT or service key for every route (the seed leaves GET's auth open; an
+ * Handoffs: operator JWT or service key for every route (the contract leaves GET's auth open; an
  * operator console reads and acts with the same credential). States: waiting -> accepted -> resolved; 409
  * conflict on any other move, with the current handoff_state in the body. Service keys act as their key id.
  */

@@ -1,5 +1,5 @@
 /**
- * Leads (seed §2.5, §4 rules 1-2). POST /leads: operator JWT or the service key (Bearer or X-Api-Key).
+ * Leads (the first message discloses the AI; every call passes the gates). POST /leads: operator JWT or the service key (Bearer or X-Api-Key).
  * 201 with the lead and its call ({status: dispatched|blocked|scheduled|failed, …}); a lead for the same number
  * within LEAD_DUPLICATE_WINDOW_SECONDS answers 200 with duplicate: true and the existing lead (no second call).
  */

@@ -23,7 +23,7 @@ export class InboundRouting {
   async resolve(number: string): Promise<InboundRoute | undefined> {
     const r = await this.db.query<{ tenant_id: string; agent_id: string | null; webhook_url: string | null }>(
       `SELECT n.tenant_id, COALESCE(n.agent_id, d.agent_id) AS agent_id, COALESCE(n.webhook_url, d.webhook_url) AS webhook_url
-         FROM inbound_numbers n LEFT JOIN inbound_defaults d ON d.tenant_id = n.tenant_id WHERE n.number = $1`, [number]);
+         FROM inbound_numbers n LEFT JOIN inbound_defaults d ON d.tenant_id = n.tenant_id WHERE n.line = $1`, [number]);
     const row = r.rows[0];
     return row && { tenantId: row.tenant_id, agentId: row.agent_id ?? 'default', webhookUrl: row.webhook_url };
   }
@@ -31,17 +31,17 @@ export class InboundRouting {
   async list(tenantId: string): Promise<{ defaults: InboundSetting; numbers: InboundNumber[] }> {
     const d = await this.db.query<InboundSetting>('SELECT agent_id, webhook_url FROM inbound_defaults WHERE tenant_id = $1', [tenantId]);
     const n = await this.db.query<InboundNumber>(
-      'SELECT number, agent_id, webhook_url, created_at, updated_at FROM inbound_numbers WHERE tenant_id = $1 ORDER BY number', [tenantId]);
+      'SELECT line AS number, agent_id, webhook_url, created_at, updated_at FROM inbound_numbers WHERE tenant_id = $1 ORDER BY line', [tenantId]);
     return { defaults: d.rows[0] ?? { agent_id: null, webhook_url: null }, numbers: n.rows.map(toNumber) };
   }
 
   /** Claims `number` for the tenant (or changes its setting); 'taken' when another tenant has it. */
   async putNumber(tenantId: string, number: string, s: InboundSetting): Promise<{ number: InboundNumber; created: boolean } | 'taken'> {
     const r = await this.db.query<InboundNumber & { inserted: boolean }>(
-      `INSERT INTO inbound_numbers (number, tenant_id, agent_id, webhook_url) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (number) DO UPDATE SET agent_id = EXCLUDED.agent_id, webhook_url = EXCLUDED.webhook_url, updated_at = now()
+      `INSERT INTO inbound_numbers (line, tenant_id, agent_id, webhook_url) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (line) DO UPDATE SET agent_id = EXCLUDED.agent_id, webhook_url = EXCLUDED.webhook_url, updated_at = now()
          WHERE inbound_numbers.tenant_id = EXCLUDED.tenant_id
-       RETURNING number, agent_id, webhook_url, created_at, updated_at, (xmax = 0) AS inserted`, [number, tenantId, s.agent_id, s.webhook_url]);
+       RETURNING line AS number, agent_id, webhook_url, created_at, updated_at, (xmax = 0) AS inserted`, [number, tenantId, s.agent_id, s.webhook_url]);
     const row = r.rows[0];
     if (!row) return 'taken';
     const { inserted, ...n } = row;
@@ -49,7 +49,7 @@ export class InboundRouting {
   }
 
   async removeNumber(tenantId: string, number: string): Promise<boolean> {
-    return (await this.db.query('DELETE FROM inbound_numbers WHERE tenant_id = $1 AND number = $2', [tenantId, number])).rowCount > 0;
+    return (await this.db.query('DELETE FROM inbound_numbers WHERE tenant_id = $1 AND line = $2', [tenantId, number])).rowCount > 0;
   }
 
   async putDefaults(tenantId: string, s: InboundSetting): Promise<InboundSetting> {

@@ -8,14 +8,14 @@ ALTER TABLE calls ADD COLUMN line_number text;
 -- Where a call to one of our numbers goes: the tenant that owns the number, its agent and webhook (NULL: the
 -- tenant's inbound defaults).
 CREATE TABLE inbound_numbers (
-  number text PRIMARY KEY,
+  line text PRIMARY KEY, -- our number (E.164)
   tenant_id text NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
   agent_id text,
   webhook_url text,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX inbound_numbers_tenant ON inbound_numbers (tenant_id, number);
+CREATE INDEX inbound_numbers_tenant ON inbound_numbers (tenant_id, line);
 
 -- A tenant's inbound agent and webhook, for its numbers that name none (NULL agent: the 'default' agent).
 CREATE TABLE inbound_defaults (

@@ -37,6 +37,12 @@ const schema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT_BYTES: intFrom(1024, 50 * 1024 * 1024).default(256 * 1024),
+  /** a connection must send its whole request head (line and headers) within this, from its first byte or from connect */
+  HTTP_HEADERS_TIMEOUT_MS: intFrom(100, 600_000).default(5_000),
+  /** the whole request, head and body (a 12 MiB audio upload on a slow uplink needs time) */
+  HTTP_REQUEST_TIMEOUT_MS: intFrom(100, 3_600_000).default(120_000),
+  /** an idle kept-alive connection is closed after this */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: intFrom(100, 600_000).default(5_000),
   AUDIO_BODY_LIMIT_BYTES: intFrom(1024, 100 * 1024 * 1024).default(12 * 1024 * 1024),
   AUDIO_MAX_SECONDS: intFrom(1, 600).default(60),
   LOGIN_ATTEMPTS_PER_MINUTE: intFrom(1, 10_000).default(10),
@@ -138,6 +144,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration: HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
+  }
   for (const slot of SLOT_NAMES) {
     const sel = selectSlot(e, slot);
     // a provider chosen by name must have its keys, in any mode: half-configured is a mistake, not the simulator

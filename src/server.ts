@@ -28,7 +28,9 @@ export async function startServer(config: Config, opts: { log?: Logger } = {}): 
   const services = await buildServices(config, opts);
   const table = buildRouteTable(services);
   const app = buildApp(services, table);
-  const http = createExpressServer(app);
+  const http = createExpressServer(app, {
+    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  });
   http.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/v1/, '');
     for (const ws of table.sockets) {

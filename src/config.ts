@@ -35,6 +35,11 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_MAX: intFrom(1, 200).default(10),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  /** GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` when set; unset = public */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** serve GET /metrics on a listener of its own (METRICS_HOST:METRICS_PORT) instead of the API's address */
+  METRICS_PORT: intFrom(0, 65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT_BYTES: intFrom(1024, 50 * 1024 * 1024).default(256 * 1024),
   /** a connection must send its whole request head (line and headers) within this, from its first byte or from connect */

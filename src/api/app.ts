@@ -15,6 +15,7 @@ import { buildOpenApi } from './openapi.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
 import { webPages } from './web_pages.js';
+import { serveMetrics } from './metrics_endpoint.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -39,9 +40,10 @@ export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express 
   app.use(requestLog(deps.log, { quiet: (url) => url === '/metrics' || url === '/v1/health' }));
   app.use(recordMetrics(deps));
 
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
+  // on its own listener instead when METRICS_PORT is set (src/server.ts); then this address answers 404 for it
+  if (deps.config.METRICS_PORT === undefined) {
+    app.get('/metrics', (req, res, next) => { serveMetrics(req, res, deps.metrics, { token: deps.config.METRICS_TOKEN }).catch(next); });
+  }
 
   // Carriers call back with forms they sign: the raw bytes are kept and the carrier reads them (JSON goes through
   // the JSON parser below, which keeps its raw bytes too).

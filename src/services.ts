@@ -10,7 +10,8 @@ import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
 import { RedisBus } from './bus/redis_bus.js';
 import { TokenService } from './auth/tokens.js';
-import { hashPassword } from './auth/passwords.js';
+import { hashPassword, verifyPassword } from './auth/passwords.js';
+import { TokenRevocation } from './auth/revocation.js';
 import { persistentSecret } from './auth/service_secret.js';
 import { AddressPolicy } from './net/address_policy.js';
 import { setOutboundPolicy } from './net/customer_url.js';
@@ -51,6 +52,9 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     closers.unshift(() => bus.close());
     const repos = { tenants: new TenantRepo(db), agents: new AgentRepo(db) };
     await seedDevTenant(config, repos);
+    const revocation = new TokenRevocation(repos.tenants, bus, (err) => log.warn({ err }, 'token revocation: bus message failed'));
+    await revocation.start();
+    closers.unshift(async () => revocation.close());
     const stream = createStreamRuntime({ db, bus, log });
     closers.unshift(() => stream.close());
     const adapters = createAdapters(config, { warn: (msg) => log.warn(msg), log });
@@ -81,7 +85,7 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
       calls: callEngine.calls, callEngine,
       privacy: ops.privacy, campaigns: ops.campaigns, inbound: ops.inbound,
       audio, leads, conversations, handoffs: new HandoffService(db, stream.sink),
-      tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS),
+      tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS), revocation,
       metrics: createMetrics(),
       rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE }),
       async close() {
@@ -99,7 +103,11 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
 /** The dev tenant, its admin (SERVICE_DEV_EMAIL/PASSWORD), the SERVICE_API_KEY and a default agent. */
 async function seedDevTenant(config: Config, repos: AppDeps['repos']): Promise<void> {
   await repos.tenants.ensureTenant(DEV_TENANT_ID, 'Development tenant');
-  await repos.tenants.upsertUser({ tenantId: DEV_TENANT_ID, email: config.SERVICE_DEV_EMAIL, passwordHash: await hashPassword(config.devPassword), role: 'admin' });
+  // Replaced only when it changed: replacing revokes the admin's tokens, and every instance runs this at start.
+  const admin = await repos.tenants.findUserByEmail(config.SERVICE_DEV_EMAIL);
+  if (!admin || admin.role !== 'admin' || !(await verifyPassword(config.devPassword, admin.password_hash))) {
+    await repos.tenants.upsertUser({ tenantId: DEV_TENANT_ID, email: config.SERVICE_DEV_EMAIL, passwordHash: await hashPassword(config.devPassword), role: 'admin' });
+  }
   if (config.SERVICE_API_KEY) await repos.tenants.ensureApiKey('key_service_env', DEV_TENANT_ID, config.SERVICE_API_KEY, 'operator');
   if (!(await repos.agents.get(DEV_TENANT_ID, DEFAULT_AGENT_ID))) await repos.agents.put(DEV_TENANT_ID, DEFAULT_AGENT_ID, DEFAULT_AGENT);
 }

@@ -61,7 +61,9 @@ async function upgrade(deps: AppDeps, wss: WebSocketServer, req: IncomingMessage
     ws.on('error', (err) => deps.log.debug({ err, call_id: callId }, 'stream listener socket error'));
     deps.metrics.streamListeners.inc();
     const expiry = closeAtExpiry(ws, token);
-    const gone = () => { clearTimeout(expiry); deps.metrics.streamListeners.dec(); };
+    const offRevoked = principal.kind === 'user'
+      ? deps.revocation.onUserRevoked(principal.sub, () => ws.close(CLOSE.tokenRevoked.code, CLOSE.tokenRevoked.reason)) : undefined;
+    const gone = () => { clearTimeout(expiry); offRevoked?.(); deps.metrics.streamListeners.dec(); };
     const session: SocketSession = { ws, principal, callId, transferInFlight: false };
     ws.on('message', (data, isBinary) => void onClientMessage(deps, session, isBinary ? undefined : String(data)));
     void deps.stream.edge.attach(ws, socket, callId, afterSeq, isTerminal(call.status), gone);

@@ -98,6 +98,12 @@ const schema = z.object({
   /** an engine not seen for this long is dead: any other ends its live calls (failed, instance_lost) */
   CALL_INSTANCE_LEASE_SECONDS: intFrom(5, 3600).default(60),
   INBOUND_WEBHOOK_TOLERANCE_SECONDS: intFrom(1, 3600).default(300),
+  /**
+   * signed: inbound webhooks must be signed (a tenant's inbound secret, or SERVICE_WEBHOOK_SECRET); unsigned: unsigned
+   * ones are accepted too. Unset: signed with SERVICE_WEBHOOK_SECRET set; otherwise unsigned in the simulator (with a
+   * warning at start), and live mode refuses to start until one of them is set.
+   */
+  INBOUND_WEBHOOKS: z.enum(['signed', 'unsigned']).optional(),
   // Conversation demo, leads, DND, handoffs.
   /** region for phone numbers given without a country code (ISO 3166 alpha-2) */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code').default('IN'),
@@ -130,6 +136,8 @@ export interface Config extends Env {
   devPassword: string;
   /** Base URL the outside world uses to reach us, ending in /v1. */
   publicBaseUrl: string;
+  /** INBOUND_WEBHOOKS, resolved: whether unsigned inbound webhooks are accepted */
+  inboundWebhooks: 'signed' | 'unsigned';
 }
 
 export class ConfigError extends Error {
@@ -167,6 +175,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (!sel.provider && grpc && e[grpc]) continue; // an adapter server provides it
       if (!sel.provider) missing.push(`${settingOf(slot)} (the ${slot} provider)`);
     }
+    // inbound webhooks edit a tenant's compliance data (DND): live mode does not leave them open without being told
+    if (!e.SERVICE_WEBHOOK_SECRET && !e.INBOUND_WEBHOOKS) {
+      missing.push('SERVICE_WEBHOOK_SECRET (or INBOUND_WEBHOOKS=signed to take only per-tenant inbound secrets, or INBOUND_WEBHOOKS=unsigned to accept unsigned inbound webhooks)');
+    }
     if (missing.length) throw new ConfigError(`SERVICE_MODE=live requires ${missing.join(', ')}`);
   }
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
@@ -175,5 +187,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: e.SERVICE_JWT_SECRET ?? randomBytes(32).toString('base64url'),
     devPassword: e.SERVICE_DEV_PASSWORD ?? 'dev-password',
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}/v1`).replace(/\/$/, ''),
+    inboundWebhooks: e.INBOUND_WEBHOOKS ?? (e.SERVICE_WEBHOOK_SECRET ? 'signed' : 'unsigned'),
   };
 }

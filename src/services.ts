@@ -39,6 +39,10 @@ export interface Services extends AppDeps {
 
 export async function buildServices(config: Config, opts: { log?: Logger } = {}): Promise<Services> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  if (config.inboundWebhooks === 'unsigned') {
+    log.warn(`inbound webhooks (POST /v1/webhooks/crm, /v1/webhooks/calendar) accept unsigned requests naming any tenant${config.INBOUND_WEBHOOKS ? ' (INBOUND_WEBHOOKS=unsigned)' : ''}: `
+      + 'set SERVICE_WEBHOOK_SECRET, or create per-tenant inbound secrets (POST /v1/inbound-secrets) and set INBOUND_WEBHOOKS=signed');
+  }
   // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
   if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
   setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));

@@ -124,6 +124,8 @@ const schema = z.object({
   /** demo requests with a JWT, per tenant per minute (audio turns cost decoding and detection) */
   DEMO_TENANT_REQUESTS_PER_MINUTE: intFrom(1, 1_000_000).default(300),
   /** the tenant an anonymous demo conversation is handed to when the visitor asks for a human ("none": no handoff) */
+  /** the tenant whose admins may create tenants (POST /v1/tenants); "none": nobody */
+  PLATFORM_TENANT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tenant id (e.g. ten_dev) or none').default('ten_dev'),
   DEMO_TENANT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tenant id (e.g. ten_dev) or none').default('ten_dev'),
   ...providerSettings,
 });

@@ -4,7 +4,8 @@
  */
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openDb } from './db/db.js';
+import { openDb, type Db } from './db/db.js';
+import { lockDataDir, usesEmbeddedDataDir } from './db/data_dir_lock.js';
 import { outageBufferOf } from './db/outage.js';
 import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
@@ -43,11 +44,20 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     log.warn(`inbound webhooks (POST /v1/webhooks/crm, /v1/webhooks/calendar) accept unsigned requests naming any tenant${config.INBOUND_WEBHOOKS ? ' (INBOUND_WEBHOOKS=unsigned)' : ''}: `
       + 'set SERVICE_WEBHOOK_SECRET, or create per-tenant inbound secrets (POST /v1/inbound-secrets) and set INBOUND_WEBHOOKS=signed');
   }
-  // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
-  if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
-  setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
-  const closers: Array<() => Promise<void>> = [() => db.close()];
+  // The embedded database on disk is one process's at a time: a second one stops here (DataDirLockedError).
+  const lock = usesEmbeddedDataDir(config) ? await lockDataDir(config.DATA_DIR) : undefined;
+  let db: Db;
+  try {
+    // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
+    if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
+    setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
+    db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+  // closed in this order; the lock goes last, once the database is closed
+  const closers: Array<() => Promise<void>> = [() => db.close(), async () => lock?.release()];
   const outage = outageBufferOf(db).configure({ maxWrites: config.DB_OUTAGE_BUFFER_WRITES, log });
   closers.unshift(async () => outage.close());
   try {

@@ -19,6 +19,7 @@ import { conversationRoutes } from './conversations.js';
 import { leadRoutes } from './leads.js';
 import { dndRoutes } from './dnd.js';
 import { handoffRoutes } from './handoffs.js';
+import { tenantRoutes } from './tenants.js';
 
 export type RouteModule = (t: RouteTable, deps: AppDeps) => void;
 
@@ -26,6 +27,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   authRoutes,
   agentRoutes,
   userRoutes,
+  tenantRoutes,
   streamRoutes,
   privacyRoutes,
   analyticsRoutes,

@@ -35,6 +35,8 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_MAX: intFrom(1, 200).default(10),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  /** before every key this service writes in Redis (rate-limit counts), so deployments sharing one Redis count apart */
+  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{0,64}$/, 'must be up to 64 letters, digits, _ : . -').default('voicecall:'),
   /** GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` when set; unset = public */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** serve GET /metrics on a listener of its own (METRICS_HOST:METRICS_PORT) instead of the API's address */

@@ -10,6 +10,7 @@ import { outageBufferOf } from './db/outage.js';
 import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
 import { RedisBus } from './bus/redis_bus.js';
+import { Redis } from 'ioredis';
 import { TokenService } from './auth/tokens.js';
 import { hashPassword, verifyPassword } from './auth/passwords.js';
 import { TokenRevocation } from './auth/revocation.js';
@@ -64,6 +65,10 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     await migrate(db);
     const bus = config.REDIS_URL ? new RedisBus(config.REDIS_URL) : new MemoryBus();
     closers.unshift(() => bus.close());
+    // login and demo limits count in Redis when there is one, on a connection of their own that fails fast
+    const limitsRedis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+    limitsRedis?.on('error', () => {}); // an outage is met by the in-memory fallback (src/api/rate_limits.ts)
+    if (limitsRedis) closers.unshift(async () => { limitsRedis.disconnect(); });
     const repos = { tenants: new TenantRepo(db), agents: new AgentRepo(db) };
     await seedDevTenant(config, repos);
     const revocation = new TokenRevocation(repos.tenants, bus, (err) => log.warn({ err }, 'token revocation: bus message failed'));
@@ -101,7 +106,8 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
       audio, leads, conversations, handoffs: new HandoffService(db, stream.sink),
       tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS), revocation,
       metrics: createMetrics(),
-      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE }),
+      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE },
+        { redis: limitsRedis, keyPrefix: config.REDIS_KEY_PREFIX }),
       async close() {
         if (closed) return;
         closed = true;

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOCK_FILE } from '../../src/db/data_dir_lock.js';
 
+// three cold starts of the embedded service (PGlite, audio pool): on a loaded machine each can take half a minute
+t.setTimeout(360_000);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 const dataDir = await mkdtemp(join(tmpdir(), 'vc-datadir-'));
 t.teardown(() => rm(dataDir, { recursive: true, force: true }));
 const PASSWORD = 'dev-password-for-lock-test';
@@ -22,7 +23,8 @@ const ENV = { DATABASE_URL: '', REDIS_URL: '', DATA_DIR: dataDir, PORT: '0', LOG
   CAMPAIGN_TICK_MS: '0', LEAD_SCHEDULER_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0' };
 
 function run(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(tsx, args, { cwd: root, env: { ...process.env, ...ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // node with tsx's loader, as `npm start` runs it: the tsx CLI would relay SIGTERM and SIGKILL a service slow to confirm it
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, ...ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '', err = '';
   child.stdout.on('data', (c) => (out += c));
   child.stderr.on('data', (c) => (err += c));
@@ -32,7 +34,7 @@ function run(args: string[], env: Record<string, string> = {}) {
 
 async function startService() {
   const svc = run(['src/main.ts']);
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 120_000;
   while (!/voicecall listening/.test(svc.out()) && Date.now() < deadline && svc.child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
   const line = svc.out().split('\n').find((l) => l.includes('voicecall listening'));
   if (!line) throw new Error(`service did not start: ${svc.err()}${svc.out()}`);

@@ -35,8 +35,21 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_MAX: intFrom(1, 200).default(10),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  /** before every key this service writes in Redis (rate-limit counts), so deployments sharing one Redis count apart */
+  REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{0,64}$/, 'must be up to 64 letters, digits, _ : . -').default('voicecall:'),
+  /** GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` when set; unset = public */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** serve GET /metrics on a listener of its own (METRICS_HOST:METRICS_PORT) instead of the API's address */
+  METRICS_PORT: intFrom(0, 65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT_BYTES: intFrom(1024, 50 * 1024 * 1024).default(256 * 1024),
+  /** a connection must send its whole request head (line and headers) within this, from its first byte or from connect */
+  HTTP_HEADERS_TIMEOUT_MS: intFrom(100, 600_000).default(5_000),
+  /** the whole request, head and body (a 12 MiB audio upload on a slow uplink needs time) */
+  HTTP_REQUEST_TIMEOUT_MS: intFrom(100, 3_600_000).default(120_000),
+  /** an idle kept-alive connection is closed after this */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: intFrom(100, 600_000).default(5_000),
   AUDIO_BODY_LIMIT_BYTES: intFrom(1024, 100 * 1024 * 1024).default(12 * 1024 * 1024),
   AUDIO_MAX_SECONDS: intFrom(1, 600).default(60),
   LOGIN_ATTEMPTS_PER_MINUTE: intFrom(1, 10_000).default(10),
@@ -87,6 +100,12 @@ const schema = z.object({
   /** an engine not seen for this long is dead: any other ends its live calls (failed, instance_lost) */
   CALL_INSTANCE_LEASE_SECONDS: intFrom(5, 3600).default(60),
   INBOUND_WEBHOOK_TOLERANCE_SECONDS: intFrom(1, 3600).default(300),
+  /**
+   * signed: inbound webhooks must be signed (a tenant's inbound secret, or SERVICE_WEBHOOK_SECRET); unsigned: unsigned
+   * ones are accepted too. Unset: signed with SERVICE_WEBHOOK_SECRET set; otherwise unsigned in the simulator (with a
+   * warning at start), and live mode refuses to start until one of them is set.
+   */
+  INBOUND_WEBHOOKS: z.enum(['signed', 'unsigned']).optional(),
   // Conversation demo, leads, DND, handoffs.
   /** region for phone numbers given without a country code (ISO 3166 alpha-2) */
   DEFAULT_PHONE_REGION: z.string().regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code').default('IN'),
@@ -107,6 +126,8 @@ const schema = z.object({
   /** demo requests with a JWT, per tenant per minute (audio turns cost decoding and detection) */
   DEMO_TENANT_REQUESTS_PER_MINUTE: intFrom(1, 1_000_000).default(300),
   /** the tenant an anonymous demo conversation is handed to when the visitor asks for a human ("none": no handoff) */
+  /** the tenant whose admins may create tenants (POST /v1/tenants); "none": nobody */
+  PLATFORM_TENANT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tenant id (e.g. ten_dev) or none').default('ten_dev'),
   DEMO_TENANT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tenant id (e.g. ten_dev) or none').default('ten_dev'),
   ...providerSettings,
 });
@@ -119,6 +140,8 @@ export interface Config extends Env {
   devPassword: string;
   /** Base URL the outside world uses to reach us, ending in /v1. */
   publicBaseUrl: string;
+  /** INBOUND_WEBHOOKS, resolved: whether unsigned inbound webhooks are accepted */
+  inboundWebhooks: 'signed' | 'unsigned';
 }
 
 export class ConfigError extends Error {
@@ -138,6 +161,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration: HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
+  }
   for (const slot of SLOT_NAMES) {
     const sel = selectSlot(e, slot);
     // a provider chosen by name must have its keys, in any mode: half-configured is a mistake, not the simulator
@@ -153,6 +179,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (!sel.provider && grpc && e[grpc]) continue; // an adapter server provides it
       if (!sel.provider) missing.push(`${settingOf(slot)} (the ${slot} provider)`);
     }
+    // inbound webhooks edit a tenant's compliance data (DND): live mode does not leave them open without being told
+    if (!e.SERVICE_WEBHOOK_SECRET && !e.INBOUND_WEBHOOKS) {
+      missing.push('SERVICE_WEBHOOK_SECRET (or INBOUND_WEBHOOKS=signed to take only per-tenant inbound secrets, or INBOUND_WEBHOOKS=unsigned to accept unsigned inbound webhooks)');
+    }
     if (missing.length) throw new ConfigError(`SERVICE_MODE=live requires ${missing.join(', ')}`);
   }
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
@@ -161,5 +191,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret: e.SERVICE_JWT_SECRET ?? randomBytes(32).toString('base64url'),
     devPassword: e.SERVICE_DEV_PASSWORD ?? 'dev-password',
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${hostForUrl}:${e.PORT}/v1`).replace(/\/$/, ''),
+    inboundWebhooks: e.INBOUND_WEBHOOKS ?? (e.SERVICE_WEBHOOK_SECRET ? 'signed' : 'unsigned'),
   };
 }

@@ -1,7 +1,11 @@
-/** Entry point: load config (exit 2 naming the bad key), start, and shut down gracefully on SIGTERM/SIGINT. */
+/**
+ * Entry point: load config (exit 2 naming the bad key), start (exit 2 when another process holds the embedded
+ * DATA_DIR), and shut down gracefully on SIGTERM/SIGINT.
+ */
 import { loadConfig, ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
+import { DataDirLockedError } from './db/data_dir_lock.js';
 
 let config;
 try {
@@ -19,7 +23,17 @@ if (!config.SERVICE_JWT_SECRET) {
     ? 'SERVICE_JWT_SECRET is not set and DATA_DIR=memory: using a random per-process secret (tokens die with the process)'
     : `SERVICE_JWT_SECRET is not set: using the secret kept in ${config.DATA_DIR}/service_secret (set it when several instances share tokens)`);
 }
-const server = await startServer(config, { log });
+let server;
+try {
+  server = await startServer(config, { log });
+} catch (err) {
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`${err.message}.\nStop that process first, or start this one with another DATA_DIR (or DATABASE_URL). `
+      + `If no such process runs, delete ${err.lockPath}.\n`);
+    process.exit(2);
+  }
+  throw err;
+}
 log.info({ baseUrl: server.baseUrl, mode: config.SERVICE_MODE, storage: server.services.db.kind, bus: server.services.bus.kind }, 'voicecall listening');
 
 let stopping = false;

@@ -11,6 +11,7 @@ import { buildApp, buildRouteTable } from './api/app.js';
 import { createExpressServer } from './api/express_server.js';
 import { matchPath, type RouteTable } from './api/route_table.js';
 import { refuseUpgrade } from './problem.js';
+import { startMetricsServer } from './api/metrics_endpoint.js';
 import type { Logger } from './log.js';
 
 export interface RunningServer {
@@ -21,6 +22,8 @@ export interface RunningServer {
   /** every declared route and socket (tests walk it) */
   table: RouteTable;
   http: Server;
+  /** the port of the separate metrics listener (METRICS_PORT), when there is one */
+  metricsPort?: number;
   close(): Promise<void>;
 }
 
@@ -28,7 +31,9 @@ export async function startServer(config: Config, opts: { log?: Logger } = {}): 
   const services = await buildServices(config, opts);
   const table = buildRouteTable(services);
   const app = buildApp(services, table);
-  const http = createExpressServer(app);
+  const http = createExpressServer(app, {
+    headersTimeoutMs: config.HTTP_HEADERS_TIMEOUT_MS, requestTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  });
   http.on('upgrade', (req, socket, head) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/^\/v1/, '');
     for (const ws of table.sockets) {
@@ -42,15 +47,22 @@ export async function startServer(config: Config, opts: { log?: Logger } = {}): 
     http.listen(config.PORT, config.HOST, () => resolve());
   });
   const port = (http.address() as AddressInfo).port;
+  const metrics = config.METRICS_PORT === undefined ? undefined
+    : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT, services.metrics, { token: config.METRICS_TOKEN }).catch(async (err) => {
+      await new Promise<void>((r) => http.close(() => r()));
+      await services.close();
+      throw err;
+    });
   if (!config.PUBLIC_BASE_URL) {
     const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     config.publicBaseUrl = `http://${host}:${port}/v1`;
   }
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: config.publicBaseUrl, port, services, table, http,
+    baseUrl: config.publicBaseUrl, port, services, table, http, metricsPort: metrics?.port,
     close: () => (closing ??= (async () => {
       const httpClosed = new Promise<void>((resolve) => http.close(() => resolve()));
+      if (metrics) { metrics.server.close(); metrics.server.closeAllConnections(); }
       http.closeIdleConnections();
       // Upgraded sockets (live listeners, carrier media) would hold http.close open: end them first, while
       // storage is still up, so listeners get 1001 and live calls store their outcome as server_shutdown.

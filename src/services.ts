@@ -4,13 +4,16 @@
  */
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openDb } from './db/db.js';
+import { openDb, type Db } from './db/db.js';
+import { lockDataDir, usesEmbeddedDataDir } from './db/data_dir_lock.js';
 import { outageBufferOf } from './db/outage.js';
 import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
 import { RedisBus } from './bus/redis_bus.js';
+import { Redis } from 'ioredis';
 import { TokenService } from './auth/tokens.js';
-import { hashPassword } from './auth/passwords.js';
+import { hashPassword, verifyPassword } from './auth/passwords.js';
+import { TokenRevocation } from './auth/revocation.js';
 import { persistentSecret } from './auth/service_secret.js';
 import { AddressPolicy } from './net/address_policy.js';
 import { setOutboundPolicy } from './net/customer_url.js';
@@ -38,19 +41,39 @@ export interface Services extends AppDeps {
 
 export async function buildServices(config: Config, opts: { log?: Logger } = {}): Promise<Services> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
-  if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
-  setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
-  const closers: Array<() => Promise<void>> = [() => db.close()];
+  if (config.inboundWebhooks === 'unsigned') {
+    log.warn(`inbound webhooks (POST /v1/webhooks/crm, /v1/webhooks/calendar) accept unsigned requests naming any tenant${config.INBOUND_WEBHOOKS ? ' (INBOUND_WEBHOOKS=unsigned)' : ''}: `
+      + 'set SERVICE_WEBHOOK_SECRET, or create per-tenant inbound secrets (POST /v1/inbound-secrets) and set INBOUND_WEBHOOKS=signed');
+  }
+  // The embedded database on disk is one process's at a time: a second one stops here (DataDirLockedError).
+  const lock = usesEmbeddedDataDir(config) ? await lockDataDir(config.DATA_DIR) : undefined;
+  let db: Db;
+  try {
+    // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
+    if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
+    setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
+    db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+  // closed in this order; the lock goes last, once the database is closed
+  const closers: Array<() => Promise<void>> = [() => db.close(), async () => lock?.release()];
   const outage = outageBufferOf(db).configure({ maxWrites: config.DB_OUTAGE_BUFFER_WRITES, log });
   closers.unshift(async () => outage.close());
   try {
     await migrate(db);
     const bus = config.REDIS_URL ? new RedisBus(config.REDIS_URL) : new MemoryBus();
     closers.unshift(() => bus.close());
+    // login and demo limits count in Redis when there is one, on a connection of their own that fails fast
+    const limitsRedis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+    limitsRedis?.on('error', () => {}); // an outage is met by the in-memory fallback (src/api/rate_limits.ts)
+    if (limitsRedis) closers.unshift(async () => { limitsRedis.disconnect(); });
     const repos = { tenants: new TenantRepo(db), agents: new AgentRepo(db) };
     await seedDevTenant(config, repos);
+    const revocation = new TokenRevocation(repos.tenants, bus, (err) => log.warn({ err }, 'token revocation: bus message failed'));
+    await revocation.start();
+    closers.unshift(async () => revocation.close());
     const stream = createStreamRuntime({ db, bus, log });
     closers.unshift(() => stream.close());
     const adapters = createAdapters(config, { warn: (msg) => log.warn(msg), log });
@@ -81,9 +104,10 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
       calls: callEngine.calls, callEngine,
       privacy: ops.privacy, campaigns: ops.campaigns, inbound: ops.inbound,
       audio, leads, conversations, handoffs: new HandoffService(db, stream.sink),
-      tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS),
+      tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS), revocation,
       metrics: createMetrics(),
-      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE }),
+      rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE },
+        { redis: limitsRedis, keyPrefix: config.REDIS_KEY_PREFIX }),
       async close() {
         if (closed) return;
         closed = true;
@@ -99,7 +123,11 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
 /** The dev tenant, its admin (SERVICE_DEV_EMAIL/PASSWORD), the SERVICE_API_KEY and a default agent. */
 async function seedDevTenant(config: Config, repos: AppDeps['repos']): Promise<void> {
   await repos.tenants.ensureTenant(DEV_TENANT_ID, 'Development tenant');
-  await repos.tenants.upsertUser({ tenantId: DEV_TENANT_ID, email: config.SERVICE_DEV_EMAIL, passwordHash: await hashPassword(config.devPassword), role: 'admin' });
+  // Replaced only when it changed: replacing revokes the admin's tokens, and every instance runs this at start.
+  const admin = await repos.tenants.findUserByEmail(config.SERVICE_DEV_EMAIL);
+  if (!admin || admin.role !== 'admin' || !(await verifyPassword(config.devPassword, admin.password_hash))) {
+    await repos.tenants.upsertUser({ tenantId: DEV_TENANT_ID, email: config.SERVICE_DEV_EMAIL, passwordHash: await hashPassword(config.devPassword), role: 'admin' });
+  }
   if (config.SERVICE_API_KEY) await repos.tenants.ensureApiKey('key_service_env', DEV_TENANT_ID, config.SERVICE_API_KEY, 'operator');
   if (!(await repos.agents.get(DEV_TENANT_ID, DEFAULT_AGENT_ID))) await repos.agents.put(DEV_TENANT_ID, DEFAULT_AGENT_ID, DEFAULT_AGENT);
 }

@@ -10,10 +10,12 @@ import { errorHandler, notFoundHandler, sendProblem } from './problem.js';
 import { RouteTable } from './route_table.js';
 import { requestLog } from './request_log.js';
 import { refuseUnstorable } from './validate.js';
+import { refuseDeepJson } from './json_depth.js';
 import { buildOpenApi } from './openapi.js';
 import { ROUTE_MODULES } from './routes/index.js';
 import { systemRoutes } from './routes/system.js';
 import { webPages } from './web_pages.js';
+import { serveMetrics } from './metrics_endpoint.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -38,9 +40,10 @@ export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express 
   app.use(requestLog(deps.log, { quiet: (url) => url === '/metrics' || url === '/v1/health' }));
   app.use(recordMetrics(deps));
 
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
+  // on its own listener instead when METRICS_PORT is set (src/server.ts); then this address answers 404 for it
+  if (deps.config.METRICS_PORT === undefined) {
+    app.get('/metrics', (req, res, next) => { serveMetrics(req, res, deps.metrics, { token: deps.config.METRICS_TOKEN }).catch(next); });
+  }
 
   // Carriers call back with forms they sign: the raw bytes are kept and the carrier reads them (JSON goes through
   // the JSON parser below, which keeps its raw bytes too).
@@ -50,9 +53,9 @@ export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express 
   });
   app.use(requireJsonOrMultipart);
   // The raw bytes are kept for routes that verify a signature over them (inbound webhooks).
-  const keepRaw = (req: IncomingMessage, _res: unknown, buf: Buffer) => { (req as { rawBody?: Buffer }).rawBody = buf; noteEscapes(req, _res, buf); };
+  const keepRaw = (req: IncomingMessage, _res: unknown, buf: Buffer, charset: string) => { inspectJson(req, _res, buf, charset); (req as { rawBody?: Buffer }).rawBody = buf; };
   const small = express.json({ limit: deps.config.JSON_BODY_LIMIT_BYTES, strict: true, type: isJson, verify: keepRaw });
-  const large = express.json({ limit: deps.config.AUDIO_BODY_LIMIT_BYTES, strict: true, type: isJson, verify: noteEscapes });
+  const large = express.json({ limit: deps.config.AUDIO_BODY_LIMIT_BYTES, strict: true, type: isJson, verify: inspectJson });
   // Audio turns carry base64 WAV; every other body is small.
   app.use((req, res, next) => (req.path.endsWith('/audio') ? large : small)(req, res, next));
   app.use(refuseUnstorableInput);
@@ -65,11 +68,19 @@ export function buildApp(deps: AppDeps, table = buildRouteTable(deps)): Express 
 }
 
 /**
- * A NUL or a lone surrogate can only reach a parsed JSON body through a \u escape (raw control characters are
- * invalid JSON, and decoding UTF-8 never yields a surrogate), so only bodies holding one are walked.
+ * Runs on the raw bytes of every JSON body before it is parsed (body-parser's verify step; a throw here answers
+ * with that error and the body is never parsed):
+ *  - JSON is UTF-8 (RFC 8259); the depth scan reads bytes, so another charset is refused rather than misread;
+ *  - a body nested deeper than MAX_JSON_DEPTH is refused, so nothing after this meets a deeper one;
+ *  - a NUL or a lone surrogate can only reach a parsed body through a \u escape (raw control characters are
+ *    invalid JSON, and decoding UTF-8 never yields a surrogate), so only bodies holding one are walked for them.
  */
 const ESCAPED = new WeakSet<IncomingMessage>();
-function noteEscapes(req: IncomingMessage, _res: unknown, buf: Buffer): void { if (buf.includes('\\u')) ESCAPED.add(req); }
+function inspectJson(req: IncomingMessage, _res: unknown, buf: Buffer, charset: string): void {
+  if (charset && !/^utf-?8$/i.test(charset)) throw new ApiError('unsupported_media_type', `JSON bodies must be UTF-8, not ${charset}`);
+  refuseDeepJson(buf);
+  if (buf.includes('\\u')) ESCAPED.add(req);
+}
 
 /**
  * Strings PostgreSQL cannot store are refused for every route, before it runs (400 validation_failed naming the

@@ -62,8 +62,11 @@ export function bearerToken(req: Pick<Request, 'headers'>): string | undefined {
 /** Resolves a raw credential (JWT or API key) to a principal; shared with the WebSocket edges. */
 export async function resolveCredential(deps: AppDeps, token: string, allowApiKey: boolean): Promise<Principal> {
   if (JWT_SHAPE.test(token)) {
-    const { principal, reason } = await deps.tokens.verify(token);
+    const { principal, version, reason } = await deps.tokens.verify(token);
     if (!principal) throw new ApiError('unauthenticated', reason ?? 'token is invalid');
+    if (!(await deps.revocation.check(principal, version ?? 0))) {
+      throw new ApiError('unauthenticated', 'token has been revoked (signed out, or the user was changed or deleted): sign in again');
+    }
     return principal;
   }
   if (!allowApiKey) throw new ApiError('unauthenticated', NEEDS_USER_JWT);
@@ -87,14 +90,19 @@ export async function resolveCredential(deps: AppDeps, token: string, allowApiKe
  * Verified API keys, per process (keyed by the SHA-256 of the key, never the key): a service client sending the
  * same key on every request costs one lookup per API_KEY_CACHE_MS instead of one per request. Only successful
  * lookups are kept, so a new key works at once; a revoked key stops at once on the instance that revoked it
- * (forgetVerifiedApiKeys) and within API_KEY_CACHE_MS on the others.
+ * (forgetVerifiedApiKeys) and, told over the bus, on the others (within API_KEY_CACHE_MS if that message is lost).
  */
 export const API_KEY_CACHE_MS = 5_000;
 const API_KEY_CACHE_MAX = 10_000;
 const keyCaches = new WeakMap<object, Map<string, { principal: Principal; until: number }>>();
 function keyCacheOf(deps: AppDeps): Map<string, { principal: Principal; until: number }> {
   let c = keyCaches.get(deps.repos.tenants);
-  if (!c) keyCaches.set(deps.repos.tenants, (c = new Map()));
+  if (!c) {
+    const cache = (c = new Map());
+    keyCaches.set(deps.repos.tenants, cache);
+    // a key revoked on any instance: this one forgets what it verified too
+    deps.revocation.onApiKeysRevoked(() => cache.clear());
+  }
   return c;
 }
 
@@ -127,5 +135,8 @@ export function principalOf(req: Request): Principal {
   return req.principal;
 }
 
-/** Drops every cached key verification of this process (after a revocation). */
-export function forgetVerifiedApiKeys(deps: AppDeps): void { keyCacheOf(deps).clear(); }
+/** After a key was revoked: this instance and, over the bus, every other one drop their cached verifications. */
+export async function forgetVerifiedApiKeys(deps: AppDeps): Promise<void> {
+  keyCacheOf(deps).clear();
+  await deps.revocation.revokedApiKeys();
+}

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Db } from '../db/db.js';
 import type { Bus } from '../bus/bus.js';
 import type { TokenService } from '../auth/tokens.js';
+import type { TokenRevocation } from '../auth/revocation.js';
 import type { Metrics } from '../metrics.js';
 import type { TenantRepo } from '../repos/tenants.js';
 import type { AgentRepo } from '../repos/agents.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   db: Db;
   bus: Bus;
   tokens: TokenService;
+  /** per-request check that a user's JWT is not revoked; revocations reach every instance over the bus */
+  revocation: TokenRevocation;
   metrics: Metrics;
   rateLimits: RateLimits;
   repos: { tenants: TenantRepo; agents: AgentRepo };

@@ -15,7 +15,13 @@ import type { Express } from 'express';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { problemBody } from './problem.js';
 
-export function createExpressServer(app: Express): Server {
+/** How long a connection may take over its request head, its whole request, and idle between requests, ms. */
+export interface ConnectionLimits { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number }
+
+/** node's defaults would let a connection that never sends a byte stay for 60-90 s (headers 60 s, checked every 30 s) */
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = { headersTimeoutMs: 5_000, requestTimeoutMs: 120_000, keepAliveTimeoutMs: 5_000 };
+
+export function createExpressServer(app: Express, limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS): Server {
   // Function constructors, not classes: a class's `prototype` cannot be replaced by the app's objects.
   function AppRequest(this: IncomingMessage, socket: Socket) { IncomingMessage.call(this, socket); }
   AppRequest.prototype = app.request;
@@ -26,6 +32,15 @@ export function createExpressServer(app: Express): Server {
   const server = createServer({
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
+    // A connection counts against headersTimeout from the moment it is accepted, also when it never sends a byte
+    // (node 20 tracks every connection from accept; test/api/idle_connections.test.ts holds it to that). node
+    // checks the deadlines every connectionsCheckingInterval: a fraction of the head's deadline, at most 1 s, so a
+    // silent connection is closed within about 1.5 times HTTP_HEADERS_TIMEOUT_MS.
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 2))),
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // sockets handed to a WebSocket upgrade leave node's HTTP bookkeeping: none of these deadlines reaches them
   }, app);
   server.on('clientError', answerClientError);
   return server;

@@ -24,6 +24,10 @@ function fromFramework(err: unknown): ApiError | undefined {
   if (e?.type === 'entity.parse.failed') return new ApiError('malformed_json', 'request body is not valid JSON');
   if (e?.type === 'entity.too.large' || e?.code === 'LIMIT_FILE_SIZE') return new ApiError('payload_too_large', 'request body exceeds the size limit');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return new ApiError('unsupported_media_type', e.message ?? 'unsupported encoding');
+  // zlib's own failure (Z_DATA_ERROR, Z_BUF_ERROR, brotli's ERR__ERROR_…), passed on by body-parser as a 400
+  if (e?.status === 400 && typeof e.code === 'string' && /^(Z_|ERR__ERROR)/.test(e.code)) {
+    return new ApiError('malformed_request', 'the body is not validly compressed for its Content-Encoding');
+  }
   if (typeof e?.code === 'string' && e.code.startsWith('LIMIT_')) return new ApiError('validation_failed', e.message ?? 'multipart limit exceeded');
   if (e?.status === 400 && e?.type) return new ApiError('validation_failed', e.message ?? 'bad request');
   return undefined;

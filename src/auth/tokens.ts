@@ -18,22 +18,28 @@ export class TokenService {
   constructor(secret: string, readonly ttlSeconds: number) {
     this.#key = new TextEncoder().encode(secret);
   }
-  async issue(p: { sub: string; tenantId: string; role: Role }): Promise<string> {
-    return new SignJWT({ tenant_id: p.tenantId, role: p.role })
+  /** `version`: the user's token version when the token is issued (src/auth/revocation.ts checks it per request). */
+  async issue(p: { sub: string; tenantId: string; role: Role; version?: number }): Promise<string> {
+    return new SignJWT({ tenant_id: p.tenantId, role: p.role, ver: p.version ?? 0 })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(p.sub)
       .setIssuedAt()
       .setExpirationTime(`${this.ttlSeconds}s`)
       .sign(this.#key);
   }
-  /** Returns the principal, or undefined with a reason for any invalid, expired or tampered token. */
-  async verify(token: string): Promise<{ principal?: Principal; reason?: string }> {
+  /**
+   * Returns the principal and the token version it was issued at, or undefined with a reason for any invalid,
+   * expired or tampered token. Whether the version is still the user's is the caller's check (revocation.ts).
+   */
+  async verify(token: string): Promise<{ principal?: Principal; version?: number; reason?: string }> {
     try {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: ['HS256'], requiredClaims: ['sub', 'exp'] });
       const role = payload.role;
       const tenantId = payload.tenant_id;
-      if ((role !== 'admin' && role !== 'operator') || typeof tenantId !== 'string') return { reason: 'token claims are invalid' };
-      return { principal: { sub: payload.sub!, tenantId, role, kind: 'user' } };
+      // tokens issued before versions existed carry none: version 0, which the first revocation ends
+      const version = payload.ver ?? 0;
+      if ((role !== 'admin' && role !== 'operator') || typeof tenantId !== 'string' || !Number.isSafeInteger(version)) return { reason: 'token claims are invalid' };
+      return { principal: { sub: payload.sub!, tenantId, role, kind: 'user' }, version: version as number };
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) return { reason: 'token has expired' };
       return { reason: 'token is invalid' };

@@ -34,8 +34,9 @@ export interface TurnReply {
   reply_audio?: { content_type: 'audio/wav'; base64: string };
   /** set instead of reply_audio when the text-to-speech failed: the text reply stands, only its audio is missing */
   reply_audio_error?: { code: string; message: string };
-  /** set when this turn handed the conversation to a human: the tenant whose operators see it */
-  handoff?: { tenant_id: string; handoff_state: string };
+  /** set when this turn handed the conversation to a human; the tenant whose operators see it only for a JWT caller
+   *  (an anonymous visitor is not told which tenant runs the public demo) */
+  handoff?: { tenant_id?: string; handoff_state: string };
   state: Conversation['state'];
   processingMs: number;
 }
@@ -143,7 +144,8 @@ export class DemoConversations {
 
   async view(tenantId: string | null, id: string): Promise<Conversation & { messages: Message[] }> {
     const c = await this.open(tenantId, id);
-    return { ...c, messages: await this.repo.messages(id) };
+    // an anonymous visitor reading a conversation handed to the demo tenant is not told that tenant's id
+    return { ...c, ...(tenantId === null ? { tenant_id: null } : {}), messages: await this.repo.messages(id) };
   }
 
   async close(): Promise<void> { await this.#wav.close(); }
@@ -200,7 +202,7 @@ export class DemoConversations {
     let handoff: TurnReply['handoff'];
     if (escalation && handoffTo) {
       const moved = conv.tenant_id ? await this.repo.requestHandoff(conv.tenant_id, conv.id, escalation) : await this.#handToDemoTenant(conv.id, handoffTo, escalation);
-      if (moved) { state = moved.state; handoff = { tenant_id: handoffTo, handoff_state: moved.handoff_state! }; }
+      if (moved) { state = moved.state; handoff = { ...(conv.tenant_id ? { tenant_id: handoffTo } : {}), handoff_state: moved.handoff_state! }; }
     }
     return { conversation_id: conv.id, agent: { text, entities, escalation, ended }, caller: { text: callerText, ...caller }, state, ...(handoff ? { handoff } : {}) };
   }

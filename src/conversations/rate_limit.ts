@@ -1,27 +1,15 @@
 /**
  * Demo traffic is rate limited: anonymous requests per client IP (DEMO_REQUESTS_PER_MINUTE), requests with a JWT per
- * tenant (DEMO_TENANT_REQUESTS_PER_MINUTE). In process memory: each instance has its own budget.
+ * tenant (DEMO_TENANT_REQUESTS_PER_MINUTE). The limiter comes from the API's rate limits (src/api/rate_limits.ts):
+ * counted in Redis for the whole deployment when REDIS_URL is set, in process memory otherwise.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { ApiError } from '../errors.js';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { consumeOrRefuse } from '../api/rate_limits.js';
 
 export class DemoRateLimit {
-  readonly #limiter: RateLimiterMemory;
-  /** what is counted, for the 429's detail ("anonymous demo requests") */
-  readonly #what: string;
-  constructor(perMinute: number, what = 'anonymous demo requests') {
-    this.#limiter = new RateLimiterMemory({ points: perMinute, duration: 60, keyPrefix: `demo:${what}` });
-    this.#what = what;
-  }
+  /** `what` is what is counted, for the 429's detail ("anonymous demo requests") */
+  constructor(private readonly limiter: RateLimiterAbstract, private readonly what = 'anonymous demo requests') {}
 
   /** Consumes one request for `key` (an IP, a tenant), or throws 429 rate_limited with Retry-After. */
-  async consume(key: string): Promise<void> {
-    try {
-      await this.#limiter.consume(key);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
-      const retryAfterSeconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new ApiError('rate_limited', `too many ${this.#what}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
-    }
-  }
+  consume(key: string): Promise<void> { return consumeOrRefuse(this.limiter, key, this.what); }
 }

@@ -19,6 +19,9 @@ export const Envelope = z.object({
 });
 export type Envelope = z.infer<typeof Envelope>;
 
+/** The body as sent: tenant_id may be left out when a tenant's inbound secret signed it (the secret names it). */
+export const InboundBody = Envelope.extend({ tenant_id: Envelope.shape.tenant_id.optional() });
+
 /** Adds a number to the tenant's do-not-disturb registry (src/leads/dnd_repo.ts) inside the caller's transaction. */
 export type DndWriter = (tx: Queryable, tenantId: string, e164: string, source: string) => Promise<void>;
 

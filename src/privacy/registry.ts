@@ -64,4 +64,5 @@ export const NOT_SUBJECT_DATA: Record<string, string> = {
   privacy_audit: 'holds only the subject hash, counts, actor and time: the proof of erasure must survive it',
   campaigns: 'campaign settings; contacts live in campaign_contacts',
   tenant_webhook_secrets: 'outbound webhook signing secret per tenant',
+  inbound_secrets: 'ids and names of per-tenant inbound webhook secrets (the secrets are derived, not stored)',
 };

@@ -8,6 +8,8 @@ export const CLOSE = {
   internal: { code: 1011, reason: 'internal_error' },
   /** the JWT the listener connected with has expired: reconnect with a fresh one */
   tokenExpired: { code: 4001, reason: 'token_expired' },
+  /** the user's tokens were revoked (deleted, role or password changed, signed out): sign in again */
+  tokenRevoked: { code: 4001, reason: 'token_revoked' },
   /** the listener read too slowly and its buffer passed the bound: reconnect with after_seq to resume */
   slowConsumer: { code: 4008, reason: 'slow_consumer' },
 } as const;

@@ -34,6 +34,8 @@ export interface StreamSocketPorts {
   edge: Pick<StreamEdge, 'attach'>;
   listeners: { inc(): void; dec(): void };
   transfer(tenantId: string, callId: string, req: { target?: string; by: string }): Promise<unknown>;
+  /** told when a user's tokens are revoked (their open streams close); returns the unsubscribe */
+  onUserRevoked(userId: string, listener: () => void): () => void;
 }
 
 export function streamUpgradeHandler(deps: StreamSocketPorts) {
@@ -72,7 +74,9 @@ async function upgrade(deps: StreamSocketPorts, wss: WebSocketServer, req: Incom
     ws.on('error', (err) => deps.log.debug({ err, call_id: callId }, 'stream listener socket error'));
     deps.listeners.inc();
     const expiry = closeAtExpiry(ws, token);
-    const gone = () => { clearTimeout(expiry); deps.listeners.dec(); };
+    const offRevoked = principal.kind === 'user'
+      ? deps.onUserRevoked(principal.sub, () => ws.close(CLOSE.tokenRevoked.code, CLOSE.tokenRevoked.reason)) : undefined;
+    const gone = () => { clearTimeout(expiry); offRevoked?.(); deps.listeners.dec(); };
     const session: SocketSession = { ws, principal, callId, transferInFlight: false };
     ws.on('message', (data, isBinary) => void onClientMessage(deps, session, isBinary ? undefined : String(data)));
     void deps.edge.attach(ws, socket, callId, afterSeq, isTerminal(call.status), gone);

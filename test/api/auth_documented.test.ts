@@ -34,7 +34,11 @@ t.test('POST /v1/privacy/expire documents exactly what it enforces', async (t) =
 /** The auth step refused it: 401, or 403 saying what the route needs (a handler's own 403, e.g. a bad recording signature, is not auth). */
 const refusedByAuth = (r: { status: number; body: { detail?: string } }) => r.status === 401 || (r.status === 403 && /this route needs/.test(r.body?.detail ?? ''));
 
-for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { 'x-auth-accepts': string[]; 'x-websocket'?: boolean }>>)) {
+// Signing out ends the very credentials it is called with: that route goes last, after every other has used them.
+const signsOut = (path: string) => path === '/v1/auth/sign-out';
+const paths = Object.entries(doc.paths as Record<string, Record<string, { 'x-auth-accepts': string[]; 'x-websocket'?: boolean }>>)
+  .sort(([x], [y]) => Number(signsOut(x)) - Number(signsOut(y)));
+for (const [path, ops] of paths) {
   for (const [method, op] of Object.entries(ops)) {
     if (op['x-websocket']) continue;
     t.test(`${method.toUpperCase()} ${path}: ${op['x-auth-accepts'].join(', ')}`, async (t) => {

@@ -22,11 +22,17 @@ t.test('live mode refuses to start without the keys it needs, and names them', a
     /SERVICE_JWT_SECRET, SERVICE_DEV_PASSWORD, SERVICE_API_KEY, PUBLIC_BASE_URL, CARRIER \(the carrier provider\), STT_PROVIDER .*TTS_PROVIDER/);
   const base = { SERVICE_MODE: 'live', SERVICE_JWT_SECRET: 'x'.repeat(32), SERVICE_DEV_PASSWORD: 'a-real-password', SERVICE_API_KEY: 'k'.repeat(20),
     PUBLIC_BASE_URL: 'https://voice.example.com/v1', STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'dg', TTS_PROVIDER: 'elevenlabs',
-    ELEVENLABS_API_KEY: 'el', ELEVENLABS_VOICE_ID: 'voice' };
+    ELEVENLABS_API_KEY: 'el', ELEVENLABS_VOICE_ID: 'voice', SERVICE_WEBHOOK_SECRET: 'inbound-secret-0123456789' };
   t.throws(() => loadConfig({ ...base, CARRIER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1' }), /CARRIER=twilio requires TWILIO_AUTH_TOKEN, TWILIO_FROM_NUMBER/);
   const ok = loadConfig({ ...base, CARRIER: 'twilio', TWILIO_ACCOUNT_SID: 'AC1', TWILIO_AUTH_TOKEN: 'tok', TWILIO_FROM_NUMBER: '+14155550100' });
   t.equal(ok.SERVICE_MODE, 'live');
   t.equal(loadConfig({ ...base, ADAPTER_CARRIER_URL: '127.0.0.1:50051' }).SERVICE_MODE, 'live', 'an adapter server may provide a slot');
   t.throws(() => loadConfig({ TTS_PROVIDER: 'cartesia', CARTESIA_API_KEY: 'c' }), /TTS_PROVIDER=cartesia requires CARTESIA_VOICE_ID/,
     'a provider named without its keys is refused in simulator mode too');
+});
+
+t.test('connection deadlines: the head must come before the request deadline', async (t) => {
+  const c = loadConfig({});
+  t.same([c.HTTP_HEADERS_TIMEOUT_MS, c.HTTP_REQUEST_TIMEOUT_MS, c.HTTP_KEEP_ALIVE_TIMEOUT_MS], [5000, 120000, 5000]);
+  t.throws(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '5000' }), /HTTP_HEADERS_TIMEOUT_MS \(10000\) must not exceed HTTP_REQUEST_TIMEOUT_MS/);
 });

@@ -110,7 +110,7 @@ t.test('anonymous "I want to speak to a human": a real handoff to the demo tenan
   t.equal(r.status, 200);
   t.equal(r.body.agent.escalation, 'caller_requested_human');
   t.equal(r.body.state, 'handoff', 'the conversation really is handed off');
-  t.same(r.body.handoff, { tenant_id: 'ten_dev', handoff_state: 'waiting' });
+  t.same(r.body.handoff, { handoff_state: 'waiting' }, 'the visitor is not told which tenant took it');
   const list = await api(b, 'GET', '/handoffs', { headers: { 'x-api-key': API_KEY } });
   t.ok(list.body.data.some((h: { id: string }) => h.id === id), "the demo tenant's operators see it");
   const accepted = await api(b, 'POST', `/handoffs/${id}/accept`, { token: devAdmin });
@@ -119,6 +119,8 @@ t.test('anonymous "I want to speak to a human": a real handoff to the demo tenan
   const view = await api(b, 'GET', `/conversations/${id}`);
   t.equal(view.status, 200, 'the visitor still reads it without a JWT');
   t.equal(view.body.messages.at(-1).text, 'Hello Anita, Priya here.');
+  t.equal(view.body.tenant_id, null, 'nor when reading it afterwards');
+  t.notOk(JSON.stringify([r.body, view.body]).includes('ten_dev'), 'no tenant id anywhere in what the visitor sees');
   t.equal((await api(b, 'POST', `/conversations/${id}/turns`, { body: { text: 'hello?' } })).status, 409, 'the agent no longer replies');
   const other = await makeTenant(srv, 'demoh');
   t.equal((await api(b, 'GET', `/conversations/${id}`, { token: other.adminToken })).status, 404, 'other tenants do not see it');

@@ -3,7 +3,7 @@
  * DATABASE_URL set (CI) -> PostgreSQL in a fresh schema of its own, so test files never see each other's rows;
  * otherwise the embedded PGlite in memory. REDIS_URL set -> Redis bus, otherwise in-process.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
@@ -56,6 +56,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Run
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     DATABASE_URL: databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
+    // test files share one Redis: each deployment (instances sharing a database) counts its rate limits apart
+    REDIS_KEY_PREFIX: `test-${createHash('sha256').update(databaseUrl ?? randomBytes(8).toString('hex')).digest('hex').slice(0, 12)}:`,
+    // live mode refuses to start with inbound webhooks unsigned unless told: tests of other parts in live mode say so
+    ...(opts.env?.SERVICE_MODE === 'live' && !opts.env.SERVICE_WEBHOOK_SECRET && !opts.env.INBOUND_WEBHOOKS ? { INBOUND_WEBHOOKS: 'unsigned' } : {}),
     ...opts.env,
   });
   const server = await startServer(config, { log: createLogger(config.LOG_LEVEL, opts.logStream) });

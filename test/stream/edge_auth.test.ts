@@ -96,8 +96,9 @@ t.test('the stream and history routes are in the OpenAPI document', async (t) =>
 t.test('a JWT listener is closed with 4001 token_expired when its token expires', async (t) => {
   const { SignJWT } = await import('jose');
   const exp = Math.floor(Date.now() / 1000) + 2;
+  const user = await deps.repos.tenants.createUser({ tenantId: DEV_TENANT_ID, email: 'short-lived@example.com', passwordHash: 'unused', role: 'operator' });
   const short = await new SignJWT({ tenant_id: DEV_TENANT_ID, role: 'operator' }).setProtectedHeader({ alg: 'HS256' })
-    .setSubject('usr_short').setExpirationTime(exp).sign(new TextEncoder().encode(srv.config.jwtSecret));
+    .setSubject(user!.id).setExpirationTime(exp).sign(new TextEncoder().encode(srv.config.jwtSecret));
   const { ws } = await connect(url(mine), { authorization: `Bearer ${short}` });
   const { code, reason } = await new Promise<{ code: number; reason: string }>((r) => ws!.once('close', (c, why) => r({ code: c, reason: String(why) })));
   t.same({ code, reason }, { code: 4001, reason: 'token_expired' });

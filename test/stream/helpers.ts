@@ -12,10 +12,11 @@ export async function insertCall(deps: Pick<AppDeps, 'db'>, tenantId: string, op
   return id;
 }
 
-/** A second tenant with an operator JWT and an API key of its own. */
+/** A second tenant with an operator JWT (of a real user: tokens of users that do not exist are refused) and an API key. */
 export async function otherTenant(deps: Pick<AppDeps, 'repos' | 'tokens'>) {
   const tenantId = await deps.repos.tenants.createTenant(`other-${Date.now()}`);
-  const token = await deps.tokens.issue({ sub: 'usr_other', tenantId, role: 'operator' });
+  const user = await deps.repos.tenants.createUser({ tenantId, email: `op-${newId('usr')}@other.test`, passwordHash: 'unused', role: 'operator' });
+  const token = await deps.tokens.issue({ sub: user!.id, tenantId, role: 'operator' });
   const { key: apiKey } = await deps.repos.tenants.createApiKey(tenantId, 'stream-test', 'operator');
   return { tenantId, token, apiKey };
 }

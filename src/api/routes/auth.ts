@@ -35,7 +35,7 @@ export function authRoutes(t: RouteTable, deps: AppDeps): void {
       if (!user || !ok) throw new ApiError('unauthenticated', 'email or password is wrong');
       await deps.rateLimits.reset('login', limitKey);
       await deps.rateLimits.reward('loginAddress', address);
-      const access_token = await deps.tokens.issue({ sub: user.id, tenantId: user.tenant_id, role: user.role });
+      const access_token = await deps.tokens.issue({ sub: user.id, tenantId: user.tenant_id, role: user.role, version: user.token_version });
       return { access_token, token_type: 'Bearer', expires_in: deps.tokens.ttlSeconds, role: user.role, tenant_id: user.tenant_id };
     },
   });
@@ -60,7 +60,7 @@ export function authRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'Revoke a service API key.', responses: { 204: 'revoked' },
     handler: async (req, res) => {
       if (!(await deps.repos.tenants.revokeApiKey(principalOf(req).tenantId, String(req.params.id)))) throw notFound('api key');
-      forgetVerifiedApiKeys(deps);
+      await forgetVerifiedApiKeys(deps);
       res.status(204).end();
     },
   });

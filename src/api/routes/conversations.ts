@@ -48,8 +48,8 @@ function multipartError(err: unknown): ApiError {
 
 export function conversationRoutes(t: RouteTable, deps: AppDeps): void {
   const demo = deps.conversations;
-  const anonymous = new DemoRateLimit(deps.config.DEMO_REQUESTS_PER_MINUTE, 'anonymous demo requests from this address');
-  const perTenant = new DemoRateLimit(deps.config.DEMO_TENANT_REQUESTS_PER_MINUTE, "demo requests of this tenant");
+  const anonymous = new DemoRateLimit(deps.rateLimits.perMinute(deps.config.DEMO_REQUESTS_PER_MINUTE, 'demo_address'), 'anonymous demo requests from this address');
+  const perTenant = new DemoRateLimit(deps.rateLimits.perMinute(deps.config.DEMO_TENANT_REQUESTS_PER_MINUTE, 'demo_tenant'), 'demo requests of this tenant');
   /** The caller's tenant (null = anonymous); each request counts against its rate limit. */
   const tenantOf = async (req: Request): Promise<string | null> => {
     if (req.principal) { await perTenant.consume(req.principal.tenantId); return req.principal.tenantId; }

@@ -20,6 +20,7 @@ import { leadRoutes } from './leads.js';
 import { dndRoutes } from './dnd.js';
 import { handoffRoutes } from './handoffs.js';
 import { inboundCallRoutes } from './inbound_calls.js';
+import { tenantRoutes } from './tenants.js';
 
 export type RouteModule = (t: RouteTable, deps: AppDeps) => void;
 
@@ -27,6 +28,7 @@ export const ROUTE_MODULES: RouteModule[] = [
   authRoutes,
   agentRoutes,
   userRoutes,
+  tenantRoutes,
   streamRoutes,
   privacyRoutes,
   analyticsRoutes,

@@ -5,6 +5,7 @@
  * the agent says is not asserted: only that it speaks, so the test holds for any speech-to-text and voice.
  */
 import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import t from 'tap';
 import { readWav } from '../../src/audio/index.js';
 import type { SpeechToTextAdapter, SttStream, TranscriptResult } from '../../src/adapters/types.js';
@@ -15,7 +16,16 @@ import { FIXTURE_WAV } from '../browser/helpers/browser.js';
 import { openLeg } from './helpers/browser_leg.js';
 
 const TIME_SCALE = 1;
-const srv = await startTestServer({ env: { SIM_TIME_SCALE: String(TIME_SCALE), WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50' } });
+const logLines: string[] = [];
+const logSink = new PassThrough();
+logSink.on('data', (c: Buffer) => logLines.push(c.toString()));
+const srv = await startTestServer({
+  env: { SIM_TIME_SCALE: String(TIME_SCALE), WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', LOG_LEVEL: 'debug', DEMO_REQUESTS_PER_MINUTE: '4',
+    TRUST_PROXY: 'loopback' }, // the limit's test counts as a visitor of its own (X-Forwarded-For)
+  logStream: logSink,
+});
+/** every capability handed out: none may reach the log */
+const tokens: string[] = [];
 t.teardown(() => srv.close());
 const { received, url: hookUrl } = await webhookReceiver(t);
 const admin = await login(srv.baseUrl);
@@ -32,6 +42,7 @@ t.test('a visitor calls the agent from a browser and is answered like a phone ca
   t.match(r.body, { call: { id: /^call_[0-9a-f]{24}$/, direction: 'inbound', to: 'browser', status: 'ringing', webhook_url: hookUrl },
     media_url: /^ws:\/\/.*\/v1\/media\/browser$/, token: /^\d+\.[\w-]+\.[\w-]+$/, max_duration_seconds: 600 });
   const id = r.body.call.id as string;
+  tokens.push(r.body.token);
 
   const leg = await openLeg(r.body.media_url);
   leg.send({ event: 'start', call_id: id, token: r.body.token, media_format: { encoding: 'pcm16', sample_rate: 16_000 } });
@@ -75,6 +86,7 @@ t.test('the caller is heard and can interrupt the agent (scripted ears: any reco
   const r = await api(srv.baseUrl, 'POST', '/browser-calls', { body: {} });
   t.equal(r.status, 201);
   const id = r.body.call.id as string;
+  tokens.push(r.body.token);
   const leg = await openLeg(r.body.media_url);
   leg.send({ event: 'start', call_id: id, token: r.body.token, media_format: { encoding: 'pcm16', sample_rate: 16_000 } });
   await leg.next((m) => m.event === 'started', 'started');
@@ -93,6 +105,55 @@ t.test('the caller is heard and can interrupt the agent (scripted ears: any reco
   const call = await waitForCallEnd(srv.baseUrl, id, { authorization: `Bearer ${admin}` });
   t.match(call, { status: 'completed', ended_reason: 'media_closed' }, 'closing the page ends the call');
   t.ok(call.metrics.interruptions_handled >= 1, `the interruption is counted (${JSON.stringify(call.metrics)})`);
+});
+
+t.test('who may call, the limits, and refused legs', async (t) => {
+  const own = await api(srv.baseUrl, 'POST', '/browser-calls', { token: admin, body: {} });
+  t.equal(own.status, 201, 'with a JWT: a call of the caller\'s tenant');
+  tokens.push(own.body.token);
+  t.match(own.body.call.context, { channel: 'browser', direction: 'inbound' });
+  t.match(await api(srv.baseUrl, 'POST', '/browser-calls', { body: { time_zone: 'Mars/Olympus' } }), { status: 400, body: { code: 'validation_failed' } });
+  t.match(await api(srv.baseUrl, 'POST', '/browser-calls', { body: { to: '+14155550123' } }), { status: 400 }, 'nothing but time_zone');
+
+  // a leg that is not the call's: a wrong token, then the right one used twice
+  const r = await api(srv.baseUrl, 'POST', '/browser-calls', { body: {} });
+  t.equal(r.status, 201);
+  tokens.push(r.body.token);
+  const start = (token: string) => ({ event: 'start', call_id: r.body.call.id, token, media_format: { encoding: 'mulaw', sample_rate: 8000 } });
+  let leg = await openLeg(r.body.media_url);
+  leg.send(start(tokens[0]));
+  t.match(await leg.closed, { code: 1008, reason: 'not authorized for this call' }, 'another call\'s token');
+  leg = await openLeg(r.body.media_url);
+  leg.send({ ...start(r.body.token), media_format: { encoding: 'opus', sample_rate: 48000 } });
+  t.match(await leg.closed, { code: 1003 }, 'a format the leg does not speak');
+  leg = await openLeg(r.body.media_url);
+  leg.send('{"event":"start",');
+  t.match(await leg.closed, { code: 1007 }, 'not JSON');
+  leg = await openLeg(r.body.media_url);
+  leg.send(start(r.body.token));
+  await leg.next((m) => m.event === 'started', 'started');
+  const second = await openLeg(r.body.media_url);
+  second.send(start(r.body.token));
+  t.match(await second.closed, { code: 1008, reason: 'not authorized for this call' }, 'a token is good once');
+  await api(srv.baseUrl, 'POST', `/calls/${r.body.call.id}/hangup`, { token: admin });
+  t.match(await leg.closed, { code: 1000 }, 'hanging the call up closes its leg');
+
+  // anonymous calls count against the demo's per-address limit (4 a minute here), a visitor of its own
+  const visitor = { headers: { 'x-forwarded-for': '203.0.113.7' } };
+  for (let i = 0; i < 4; i++) {
+    const ok = await api(srv.baseUrl, 'POST', '/browser-calls', { ...visitor, body: {} });
+    t.equal(ok.status, 201, `call ${i + 1}`);
+    tokens.push(ok.body.token);
+    await api(srv.baseUrl, 'POST', `/calls/${ok.body.call.id}/hangup`, { token: admin });
+  }
+  const refused = await api(srv.baseUrl, 'POST', '/browser-calls', { ...visitor, body: {} });
+  t.match(refused, { status: 429, body: { code: 'rate_limited' } });
+  t.ok(refused.headers.get('retry-after'), 'with Retry-After');
+  await api(srv.baseUrl, 'POST', `/calls/${own.body.call.id}/hangup`, { token: admin });
+
+  const log = logLines.join('');
+  t.ok(log.includes('media refused'), 'the refusals are logged');
+  t.ok(tokens.length >= 5 && tokens.every((x) => !log.includes(x) && !log.includes(x.split('.')[2])), 'and no capability ever is');
 });
 
 /** A recogniser that hears `words` in any loud audio: the leg is under test here, not recognition. */

@@ -226,7 +226,7 @@ export class CallService {
    * `browser` too, and spoken times are read in the zone the page gave (else UTC). Refusals are thrown.
    */
   async acceptBrowser(tenantId: string, o: { timeZone?: string }): Promise<CallRow> {
-    const { defaults } = await this.inbound.list(tenantId);
+    const defaults = await this.inbound.defaults(tenantId);
     const timezone = o.timeZone ?? 'UTC';
     const input: DispatchInput = {
       to: BROWSER_LINE, agent_id: defaults.agent_id ?? 'default', context: { direction: 'inbound', channel: BROWSER_LINE },

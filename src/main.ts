@@ -8,6 +8,7 @@ import { createLogger } from './log.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './db/data_dir_lock.js';
 import { bannerLines, progressLine } from './startup/banner.js';
+import { derivedProviders } from './integrations.js';
 
 let config;
 try {
@@ -38,7 +39,7 @@ try {
   throw err;
 }
 log.info({ baseUrl: server.baseUrl, mode: config.SERVICE_MODE, storage: server.services.db.kind, bus: server.services.bus.kind }, 'voicecall listening');
-process.stdout.write(`${bannerLines(config, { port: server.port, storage: server.services.db.kind, bus: server.services.bus.kind }, process.uptime() * 1000).join('\n')}\n`);
+process.stdout.write(`${bannerLines(config, { port: server.port, storage: server.services.db.kind, bus: server.services.bus.kind, derived: derivedProviders(config) }, process.uptime() * 1000).join('\n')}\n`);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -61,7 +61,7 @@ export async function buildServices(config: Config, opts: BuildOptions = {}): Pr
     if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
     setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
     progress(config.DATABASE_URL ? 'connecting to PostgreSQL' : `starting the embedded database (PGlite) ${config.DATA_DIR === 'memory' ? 'in memory' : `in ${resolve(config.DATA_DIR)}`}`);
-    db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+    db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX, pgliteSharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB });
   } catch (err) {
     await lock?.release();
     throw err;

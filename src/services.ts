@@ -2,11 +2,12 @@
  * Builds everything the process needs from the config: storage (pg or PGlite), bus (Redis or in-process),
  * repositories, tokens, metrics; seeds the dev tenant. close() tears it down in reverse order, once.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './db/db.js';
 import { lockDataDir, usesEmbeddedDataDir } from './db/data_dir_lock.js';
+import { isNewCluster } from './db/pglite_init.js';
 import { outageBufferOf } from './db/outage.js';
 import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
@@ -60,7 +61,10 @@ export async function buildServices(config: Config, opts: BuildOptions = {}): Pr
     // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
     if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
     setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
-    progress(config.DATABASE_URL ? 'connecting to PostgreSQL' : `starting the embedded database (PGlite) ${config.DATA_DIR === 'memory' ? 'in memory' : `in ${resolve(config.DATA_DIR)}`}`);
+    const embedded = config.DATA_DIR === 'memory' ? 'in memory' : `in ${resolve(config.DATA_DIR)}`;
+    progress(config.DATABASE_URL ? 'connecting to PostgreSQL'
+      : config.DATA_DIR !== 'memory' && isNewCluster(join(config.DATA_DIR, 'pglite')) ? `creating the embedded database (PGlite) ${embedded}: first start only, it takes a while`
+        : `starting the embedded database (PGlite) ${embedded}`);
     db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX, pgliteSharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB });
   } catch (err) {
     await lock?.release();

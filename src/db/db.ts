@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createClusterOffThread, isNewCluster } from './pglite_init.js';
 
 export interface QueryResult<T> { rows: T[]; rowCount: number }
 
@@ -215,6 +216,7 @@ export async function openDb(opts: DbOptions): Promise<Db> {
   else {
     const dir = join(opts.dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
+    if (isNewCluster(dir)) await createClusterOffThread(dir, options); // its initdb memory leaves with the thread
     pglite = new PGlite(dir, options);
   }
   await pglite.waitReady;

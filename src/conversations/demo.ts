@@ -21,6 +21,7 @@ import { AdapterError, type AdapterRuntime, type DialogEvent } from '../adapters
 import { DEFAULT_AGENT, type AgentRepo, type ScriptedAgent } from '../repos/agents.js';
 import { ConversationRepo, type Conversation, type Message } from '../repos/conversations.js';
 import { WavWorker } from './wav_worker.js';
+import { visitorTurn } from '../handoffs/visitor.js';
 
 export interface TurnReply {
   conversation_id: string;
@@ -37,6 +38,8 @@ export interface TurnReply {
   /** set when this turn handed the conversation to a human; the tenant whose operators see it only for a JWT caller
    *  (an anonymous visitor is not told which tenant runs the public demo) */
   handoff?: { tenant_id?: string; handoff_state: string };
+  /** 'operator' while the conversation is handed off: the turn went to the operator (src/handoffs/visitor.ts), agent.text is empty */
+  delivered_to?: 'agent' | 'operator';
   state: Conversation['state'];
   processingMs: number;
 }
@@ -105,13 +108,13 @@ export class DemoConversations {
     const t0 = performance.now();
     const conv = await this.open(tenantId, id);
     const reply = await this.#reply(conv, text, { transcript_source: 'text' });
-    return { ...reply, ...(opts.replyAudio ? await this.#speak(reply.agent.text, await this.#agent(conv)) : {}), processingMs: ms(t0) };
+    return { ...reply, ...(opts.replyAudio && reply.agent.text ? await this.#speak(reply.agent.text, await this.#agent(conv)) : {}), processingMs: ms(t0) };
   }
 
   async audioTurn(tenantId: string | null, id: string, wav: Uint8Array, opts: TurnOptions = {}): Promise<TurnReply> {
     const t0 = performance.now();
     const conv = await this.open(tenantId, id);
-    if (conv.state !== 'active') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
+    if (conv.state === 'closed') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
     const pool = this.o.audio();
     if (!pool) throw new ApiError('unavailable', 'the audio worker pool is not running', { retryable: true });
     const decoded = await this.#wav.decode(wav, { maxBytes: this.o.maxAudioBytes, maxDurationMs: this.o.maxAudioSeconds * 1000, minSampleRateHz: MIN_SAMPLE_RATE_HZ });
@@ -137,15 +140,15 @@ export class DemoConversations {
     return {
       ...reply, segments: analysis.segments,
       audio: { sampleRateHz: decoded.sampleRateHz, channels: decoded.channels, durationMs: Math.round(decoded.durationMs) },
-      ...(opts.replyAudio ? await this.#speak(reply.agent.text, agent) : {}),
+      ...(opts.replyAudio && reply.agent.text ? await this.#speak(reply.agent.text, agent) : {}),
       processingMs: ms(t0),
     };
   }
 
   async view(tenantId: string | null, id: string): Promise<Conversation & { messages: Message[] }> {
     const c = await this.open(tenantId, id);
-    // an anonymous visitor reading a conversation handed to the demo tenant is not told that tenant's id
-    return { ...c, ...(tenantId === null ? { tenant_id: null } : {}), messages: await this.repo.messages(id) };
+    // an anonymous visitor reading a conversation handed to the demo tenant is not told that tenant's id, nor the operator's
+    return { ...c, ...(tenantId === null ? { tenant_id: null, accepted_by: null } : {}), messages: await this.repo.messages(id) };
   }
 
   async close(): Promise<void> { await this.#wav.close(); }
@@ -173,6 +176,7 @@ export class DemoConversations {
   }
 
   async #reply(conv: Conversation, callerText: string, caller: Omit<TurnReply['caller'], 'text'>, agentIn?: ScriptedAgent & { qualify_text?: string }): Promise<Omit<TurnReply, 'processingMs'>> {
+    if (conv.state === 'handoff') return visitorTurn(this.repo, conv, callerText, caller);
     if (conv.state !== 'active') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
     const agent = agentIn ?? await this.#agent(conv);
     const history = await this.repo.messages(conv.id);

@@ -121,7 +121,9 @@ t.test('anonymous "I want to speak to a human": a real handoff to the demo tenan
   t.equal(view.body.messages.at(-1).text, 'Hello Anita, Priya here.');
   t.equal(view.body.tenant_id, null, 'nor when reading it afterwards');
   t.notOk(JSON.stringify([r.body, view.body]).includes('ten_dev'), 'no tenant id anywhere in what the visitor sees');
-  t.equal((await api(b, 'POST', `/conversations/${id}/turns`, { body: { text: 'hello?' } })).status, 409, 'the agent no longer replies');
+  const answer = await api(b, 'POST', `/conversations/${id}/turns`, { body: { text: 'hello?' } });
+  t.equal(answer.status, 200, 'the visitor answers the operator');
+  t.equal(answer.body.delivered_to, 'operator', 'and the agent does not');
   const other = await makeTenant(srv, 'demoh');
   t.equal((await api(b, 'GET', `/conversations/${id}`, { token: other.adminToken })).status, 404, 'other tenants do not see it');
 });

@@ -114,7 +114,7 @@ export class DemoConversations {
   async audioTurn(tenantId: string | null, id: string, wav: Uint8Array, opts: TurnOptions = {}): Promise<TurnReply> {
     const t0 = performance.now();
     const conv = await this.open(tenantId, id);
-    if (conv.state === 'closed') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
+    if (conv.state === 'closed') throw await this.#notActive(conv);
     const pool = this.o.audio();
     if (!pool) throw new ApiError('unavailable', 'the audio worker pool is not running', { retryable: true });
     const decoded = await this.#wav.decode(wav, { maxBytes: this.o.maxAudioBytes, maxDurationMs: this.o.maxAudioSeconds * 1000, minSampleRateHz: MIN_SAMPLE_RATE_HZ });
@@ -177,7 +177,7 @@ export class DemoConversations {
 
   async #reply(conv: Conversation, callerText: string, caller: Omit<TurnReply['caller'], 'text'>, agentIn?: ScriptedAgent & { qualify_text?: string }): Promise<Omit<TurnReply, 'processingMs'>> {
     if (conv.state === 'handoff') return visitorTurn(this.repo, conv, callerText, caller);
-    if (conv.state !== 'active') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
+    if (conv.state !== 'active') throw await this.#notActive(conv);
     const agent = agentIn ?? await this.#agent(conv);
     const history = await this.repo.messages(conv.id);
     const extracted: Record<string, string | number> = {};
@@ -186,7 +186,9 @@ export class DemoConversations {
     let escalation: string | null = null, ended: string | null = null;
     // Anonymous: a human can take over only through the demo tenant (and while its queue has room).
     const handoffTo = conv.tenant_id ?? await this.#demoHandoffTenant();
-    if (callerText) {
+    // Disclosure first, always: a first turn the agent did not understand still opens with it (the dialog's opening)
+    const opening = !history.some((m) => m.role === 'agent');
+    if (callerText || opening) {
       const context: Record<string, string> = { ...(conv.domain ? { project_name: conv.domain } : {}), ...(handoffTo ? {} : NO_HUMAN_CONTEXT) };
       const events: AsyncIterable<DialogEvent> = this.o.adapters.dialog.turn({
         callId: conv.id, agent, context, tools: [],
@@ -198,17 +200,30 @@ export class DemoConversations {
         else if (e.type === 'escalate') escalation = e.reason;
         else if (e.type === 'end_call') ended = e.reason;
       }
-      await this.repo.append(conv.id, conv.tenant_id, 'caller', callerText, { source: caller.transcript_source });
+      if (callerText) await this.repo.append(conv.id, conv.tenant_id, 'caller', callerText, { source: caller.transcript_source });
     } else texts.push(NOTHING_HEARD);
     const text = joinFragments(texts);
     await this.repo.append(conv.id, conv.tenant_id, 'agent', text, { entities, ...(escalation ? { escalation } : {}), ...(ended ? { ended } : {}) });
     let state: Conversation['state'] = conv.state;
+    // the agent ended it: the conversation is over, and a later turn is refused (409)
+    if (ended && !escalation) state = (await this.repo.closeByAgent(conv.id))?.state ?? state;
     let handoff: TurnReply['handoff'];
     if (escalation && handoffTo) {
       const moved = conv.tenant_id ? await this.repo.requestHandoff(conv.tenant_id, conv.id, escalation) : await this.#handToDemoTenant(conv.id, handoffTo, escalation);
       if (moved) { state = moved.state; handoff = { ...(conv.tenant_id ? { tenant_id: handoffTo } : {}), handoff_state: moved.handoff_state! }; }
     }
     return { conversation_id: conv.id, agent: { text, entities, escalation, ended }, caller: { text: callerText, ...caller }, state, ...(handoff ? { handoff } : {}) };
+  }
+
+  /** 409 for a turn to a conversation the agent no longer answers: why (the agent's ending, or a handoff), and what to do. */
+  async #notActive(conv: Conversation): Promise<ApiError> {
+    if (conv.state === 'handoff') {
+      return new ApiError('conflict', 'the conversation is handed to a person; the agent no longer replies', { state: conv.state });
+    }
+    const last = (await this.repo.messages(conv.id)).filter((m) => m.role === 'agent').at(-1);
+    const ended = typeof last?.meta.ended === 'string' ? last.meta.ended : null;
+    return new ApiError('conflict', `the conversation has ended${ended ? ` (${ended})` : ''}; start a new conversation to talk to the agent again`,
+      { state: conv.state, ended_reason: ended });
   }
 
   /** The demo tenant when it exists and its queue of anonymous handoffs has room; null otherwise. */

@@ -14,7 +14,7 @@ export const isTerminal = (s: string): boolean => (TERMINAL_STATUSES as readonly
 
 /**
  * What a key the caller presses does: `operator` hands the call to a person (the agent's transfer number, else the
- * handoff queue), `opt_out` puts the caller's number on the tenant's do-not-disturb list and ends the call,
+ * handoff queue), `opt_out` puts the caller's number on the tenant's do-not-disturb list, says so and ends the call,
  * `end_call` ends it. Keys without an action are the caller's input to the dialog.
  */
 export const KEY_ACTIONS = ['operator', 'opt_out', 'end_call'] as const;

@@ -1,8 +1,12 @@
 /**
  * Handoffs: conversations in state 'handoff' and their operator state machine (all moves in one place):
  *
- *   waiting --accept(op)--> accepted(by op) --resolve(op | admin)--> resolved   (conversation state -> closed)
- *                            └─ reply(op) keeps 'accepted'; only the accepting operator may reply
+ *   waiting --accept(op)--> with_operator(op) --resolve(op | admin, then)--> resolved
+ *                            └─ reply(op) keeps 'with_operator'; only the accepting operator may reply
+ *   then = 'agent': the conversation is active again and the agent answers the next turn;
+ *   then = 'close': the conversation is closed.
+ *
+ * The visitor's turns during a handoff go to the queue and the operator (visitor.ts), never to the agent.
  *
  * Each move is one conditional UPDATE (WHERE handoff_state = <expected> …), so of two operators accepting at
  * once exactly one row update wins and the other gets 409. Every move is recorded in handoff_events
@@ -15,38 +19,51 @@ import type { CallEventSink } from '../stream/types.js';
 import type { Principal } from '../auth/tokens.js';
 
 export interface HandoffEvent { action: string; from_state: string | null; to_state: string | null; by: string; at: string }
+/** What an operator chose when resolving: the agent takes the conversation over again, or it closes. */
+export type Resolution = 'agent' | 'close';
 export interface HandoffView {
   id: string; conversation_id: string; handoff_state: HandoffState; reason: string | null; accepted_by: string | null;
+  /** when it joined the queue, when an operator took it, when it was resolved (ISO 8601, null until then) */
+  queued_at: string | null; accepted_at: string | null; ended_at: string | null;
+  /** once resolved: who has the conversation now */
+  resolution: Resolution | null;
   call_id: string | null; lead_id: string | null; domain: string | null; created_at: string; updated_at: string; history?: HandoffEvent[];
 }
+type Row = Conversation & { handoff_queued_at: unknown; handoff_accepted_at: unknown; handoff_ended_at: unknown };
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
-const COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accepted_by, call_id, lead_id, expires_at, created_at, updated_at';
+const isoOrNull = (v: unknown) => (v == null ? null : iso(v));
+export const HANDOFF_COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accepted_by, call_id, lead_id, expires_at, created_at, updated_at, '
+  + 'handoff_queued_at, handoff_accepted_at, handoff_ended_at';
+const COLS = HANDOFF_COLS;
+/** the open states: in the queue, or with an operator */
+export const OPEN: readonly HandoffState[] = ['waiting', 'with_operator'];
 
-export function handoffView(c: Conversation, history?: HandoffEvent[]): HandoffView {
+export function handoffView(c: Row, history?: HandoffEvent[]): HandoffView {
   return {
     id: c.id, conversation_id: c.id, handoff_state: c.handoff_state!, reason: c.handoff_reason, accepted_by: c.accepted_by,
+    queued_at: isoOrNull(c.handoff_queued_at), accepted_at: isoOrNull(c.handoff_accepted_at), ended_at: isoOrNull(c.handoff_ended_at),
+    resolution: c.handoff_state === 'resolved' ? (c.state === 'active' || c.state === 'handoff' ? 'agent' : 'close') : null,
     call_id: c.call_id, lead_id: c.lead_id, domain: c.domain, created_at: iso(c.created_at), updated_at: iso(c.updated_at), ...(history ? { history } : {}),
   };
 }
 
 export class HandoffService {
-  readonly #convs: ConversationRepo;
-  constructor(private readonly db: Db, private readonly events: CallEventSink) { this.#convs = new ConversationRepo(db); }
+  constructor(private readonly db: Db, private readonly events: CallEventSink) {}
 
-  /** Default: open handoffs (waiting and accepted); `state` narrows, including 'resolved'. */
+  /** Default: open handoffs (waiting and with an operator), longest waiting first; `state` narrows, including 'resolved'. */
   async list(tenantId: string, state: HandoffState | undefined, limit: number): Promise<HandoffView[]> {
-    const r = await this.db.query<Conversation>(
+    const r = await this.db.query<Row>(
       `SELECT ${COLS} FROM conversations WHERE tenant_id = $1 AND handoff_state IS NOT NULL
-         AND (CASE WHEN $2::text IS NULL THEN handoff_state IN ('waiting', 'accepted') ELSE handoff_state = $2 END)
-       ORDER BY updated_at, id LIMIT $3`, [tenantId, state ?? null, limit]);
+         AND (CASE WHEN $2::text IS NULL THEN handoff_state IN ('waiting', 'with_operator') ELSE handoff_state = $2 END)
+       ORDER BY COALESCE(handoff_queued_at, updated_at), id LIMIT $3`, [tenantId, state ?? null, limit]);
     return r.rows.map((c) => handoffView(c));
   }
 
   async get(tenantId: string, id: string): Promise<HandoffView> {
     // the state and its history from one snapshot (an accept commits both at once)
     return this.db.snapshot(async (q) => {
-      const c = await this.#convs.get(tenantId, id, q);
+      const c = (await q.query<Row>(`SELECT ${COLS} FROM conversations WHERE id = $1 AND tenant_id = $2`, [id, tenantId])).rows[0];
       if (!c || !c.handoff_state) throw notFound('handoff');
       return handoffView(c, await this.history(q, tenantId, id));
     });
@@ -54,27 +71,30 @@ export class HandoffService {
 
   accept(p: Principal, id: string): Promise<HandoffView> {
     return this.#move(p, id, 'accept', `handoff_state = 'waiting' AND state = 'handoff'`,
-      `handoff_state = 'accepted', accepted_by = $3`, 'waiting', 'accepted');
+      `handoff_state = 'with_operator', accepted_by = $3, handoff_accepted_at = now()`, 'waiting', 'with_operator');
   }
 
-  /** Resolve: the accepting operator, or an admin (a supervisor closing a handoff an operator left). */
-  resolve(p: Principal, id: string): Promise<HandoffView> {
+  /**
+   * Resolve: the accepting operator, or an admin (a supervisor closing a handoff an operator left). `then` says who
+   * has the conversation afterwards: the agent again (state active) or nobody (closed).
+   */
+  resolve(p: Principal, id: string, then: Resolution = 'close'): Promise<HandoffView> {
     const who = p.role === 'admin' ? '$3::text IS NOT NULL' : 'accepted_by = $3'; // $3 is always bound (the caller's sub)
-    return this.#move(p, id, 'resolve', `handoff_state = 'accepted' AND state = 'handoff' AND ${who}`,
-      `handoff_state = 'resolved', state = 'closed'`, 'accepted', 'resolved');
+    return this.#move(p, id, then === 'agent' ? 'resolve_to_agent' : 'resolve', `handoff_state = 'with_operator' AND state = 'handoff' AND ${who}`,
+      `handoff_state = 'resolved', handoff_ended_at = now(), state = '${then === 'agent' ? 'active' : 'closed'}'`, 'with_operator', 'resolved');
   }
 
   /** Appends the operator's text to the conversation and, for a call's conversation, to the call's live stream. */
   async reply(p: Principal, id: string, text: string): Promise<HandoffView & { message: { id: number; text: string; at: string }; published: boolean | null }> {
     const { view, message } = await this.db.transaction(async (tx) => {
-      const r = await tx.query<Conversation>(
+      const r = await tx.query<Row>(
         `SELECT ${COLS} FROM conversations WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [id, p.tenantId]);
       const c = r.rows[0];
       if (!c || !c.handoff_state) throw notFound('handoff');
-      if (c.handoff_state !== 'accepted' || c.state !== 'handoff') throw this.#illegal('reply', c);
+      if (c.handoff_state !== 'with_operator' || c.state !== 'handoff') throw this.#illegal('reply', c);
       if (c.accepted_by !== p.sub) throw conflict('only the operator who accepted this handoff may reply', { handoff_state: c.handoff_state });
       const message = await new ConversationRepo(tx).append(id, p.tenantId, 'operator', text, { by: p.sub });
-      await this.#record(tx, p, id, 'reply', 'accepted', 'accepted');
+      await this.#record(tx, p, id, 'reply', 'with_operator', 'with_operator');
       return { view: handoffView(c, await this.history(tx, p.tenantId, id)), message };
     });
     // The reply is stored either way; a live stream that cannot take it (call row erased) is reported, not fatal.
@@ -94,7 +114,7 @@ export class HandoffService {
 
   async #move(p: Principal, id: string, action: string, guard: string, set: string, from: HandoffState, to: HandoffState): Promise<HandoffView> {
     return this.db.transaction(async (tx) => {
-      const r = await tx.query<Conversation>(
+      const r = await tx.query<Row>(
         `UPDATE conversations SET ${set}, updated_at = now() WHERE id = $1 AND tenant_id = $2 AND ${guard} RETURNING ${COLS}`, [id, p.tenantId, p.sub]);
       if (!r.rows[0]) {
         const c = await new ConversationRepo(tx).get(p.tenantId, id);
@@ -107,7 +127,7 @@ export class HandoffService {
   }
 
   #illegal(action: string, c: Conversation): ApiError {
-    const who = c.handoff_state === 'accepted' ? ` by ${c.accepted_by}` : '';
+    const who = c.handoff_state === 'with_operator' ? ` by ${c.accepted_by}` : '';
     return conflict(`cannot ${action} a handoff that is ${c.handoff_state}${who}`, { handoff_state: c.handoff_state, accepted_by: c.accepted_by });
   }
 

@@ -4,7 +4,8 @@ import type { OutageBuffer } from '../db/outage.js';
 import { newId } from '../ids.js';
 
 export type ConversationState = 'active' | 'handoff' | 'closed';
-export type HandoffState = 'waiting' | 'accepted' | 'resolved';
+/** waiting for an operator, with the operator who accepted it, resolved (src/handoffs/README.md) */
+export type HandoffState = 'waiting' | 'with_operator' | 'resolved';
 export type MessageRole = 'agent' | 'caller' | 'operator' | 'system';
 
 export interface Conversation {
@@ -50,6 +51,13 @@ export class ConversationRepo {
     return r.rows[0] && row(r.rows[0]);
   }
 
+  /** The agent ended the conversation (goodbye, opt-out…): closed, so later turns are refused. Only from active. */
+  async closeByAgent(id: string): Promise<Conversation | undefined> {
+    const r = await this.db.query<Conversation>(
+      `UPDATE conversations SET state = 'closed', updated_at = now() WHERE id = $1 AND state = 'active' RETURNING ${COLS}`, [id]);
+    return r.rows[0] && row(r.rows[0]);
+  }
+
   async setCall(tenantId: string, id: string, callId: string): Promise<void> {
     await this.db.query('UPDATE conversations SET call_id = $3, updated_at = now() WHERE id = $1 AND tenant_id = $2', [id, tenantId, callId]);
   }
@@ -78,12 +86,19 @@ export class ConversationRepo {
 
   /**
    * Moves a conversation into the handoff state (waiting for an operator). Idempotent: a conversation already
-   * in handoff keeps its state. Returns the conversation, or undefined when it is not the tenant's.
+   * in handoff keeps its state. A conversation an operator handed back to the agent opens a new handoff (new
+   * reason, queue time, nobody on it yet). Returns the conversation, or undefined when it is not the tenant's.
    */
   async requestHandoff(tenantId: string, id: string, reason: string): Promise<Conversation | undefined> {
     const r = await this.db.query<Conversation>(
-      `UPDATE conversations SET state = 'handoff', handoff_state = COALESCE(CASE WHEN state = 'handoff' THEN handoff_state END, 'waiting'),
-         handoff_reason = COALESCE(CASE WHEN state = 'handoff' THEN handoff_reason END, $3), updated_at = now()
+      `UPDATE conversations SET state = 'handoff',
+         handoff_state = CASE WHEN state = 'handoff' THEN handoff_state ELSE 'waiting' END,
+         handoff_reason = CASE WHEN state = 'handoff' THEN handoff_reason ELSE $3 END,
+         accepted_by = CASE WHEN state = 'handoff' THEN accepted_by END,
+         handoff_queued_at = CASE WHEN state = 'handoff' THEN handoff_queued_at ELSE now() END,
+         handoff_accepted_at = CASE WHEN state = 'handoff' THEN handoff_accepted_at END,
+         handoff_ended_at = CASE WHEN state = 'handoff' THEN handoff_ended_at END,
+         updated_at = now()
        WHERE id = $1 AND tenant_id = $2 RETURNING ${COLS}`, [id, tenantId, reason]);
     return r.rows[0] && row(r.rows[0]);
   }

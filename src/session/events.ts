@@ -23,7 +23,8 @@ export type Phase =
   | 'ending'
   | 'ended';
 
-export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail';
+/** `farewell`: a fixed closing line (the keypad opt-out's confirmation); the call ends with endReason once it played */
+export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail' | 'farewell';
 
 export type ReplyEnding = { kind: 'escalate' | 'end_call'; reason: string };
 

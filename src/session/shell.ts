@@ -19,6 +19,9 @@ import { createSessionState, step } from './machine.js';
 import { heardText, runReply, type ReplyOutcome, type ReplySource } from './reply.js';
 import type { SessionOutputs } from './outputs.js';
 
+/** What a caller who pressed the opt-out key hears before the call ends. */
+export const OPT_OUT_FAREWELL = "You won't be called again. Goodbye.";
+
 export interface SessionConfig {
   callId: string; agent: AgentSnapshot; language: string; context: Record<string, string>; tools: string[];
   timeScale: number; adapterTimeoutMs: number;
@@ -189,6 +192,7 @@ export class CallSession {
     let source: ReplySource;
     if (disclosure) source = { text: fillTemplate(this.c.agent.disclosure_script, vars) };
     else if (a.kind === 'voicemail') source = { text: fillTemplate(this.c.agent.voicemail_message ?? this.c.agent.disclosure_script, vars) };
+    else if (a.kind === 'farewell') source = { text: OPT_OUT_FAREWELL };
     else source = { dialog: this.#turnRequest(a.callerText) };
     const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure,
       turn: a.turn && this.#turnWall ? { ...a.turn, wall: this.#turnWall } : undefined };

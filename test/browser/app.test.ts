@@ -64,7 +64,7 @@ t.test('an admin places a test call, follows it live, and takes over its handoff
   await page.getByRole('heading', { name: 'Handoffs' }).waitFor();
   await page.getByTestId('handoff-item').filter({ hasText: '+15005550007' }).waitFor();
   await page.getByRole('button', { name: 'Accept' }).click();
-  await page.locator('#handoff-title .badge', { hasText: 'accepted' }).waitFor();
+  await page.locator('#handoff-title .badge', { hasText: 'with operator' }).waitFor();
   await page.getByTestId('waiting-count').waitFor({ state: 'detached' });
   t.pass('the waiting count is gone from the navigation');
   await page.getByLabel('Your reply').fill('Hi, this is Sam from the sales team. How can I help?');
@@ -73,7 +73,7 @@ t.test('an admin places a test call, follows it live, and takes over its handoff
   t.match(await page.getByTestId('handoff-message').last().textContent(), /^Operator/, 'the reply is the operator\'s');
   await shot(page, 'app-handoff-accepted');
   t.same(await accessibilityViolations(page), [], 'handoffs: no serious WCAG violations');
-  await page.getByRole('button', { name: 'Resolve', exact: true }).click();
+  await page.getByRole('button', { name: 'Resolve and close' }).click();
   await page.getByText('Nobody is waiting.').waitFor();
   await page.getByRole('button', { name: 'Resolved' }).click();
   await page.getByTestId('handoff-item').filter({ hasText: 'resolved' }).waitFor();

@@ -84,8 +84,9 @@ export function conversationRoutes(t: RouteTable, deps: AppDeps): void {
     summary: "A text turn: the agent's reply, extracted entities, escalation, and processingMs (ms of work behind the reply). "
       + `"reply_audio": true adds reply_audio {content_type: "audio/wav", base64}: the reply rendered by the text-to-speech adapter, ${REPLY_AUDIO_RATE_HZ / 1000} kHz mono PCM16 `
       + '(if the synthesis fails, reply_audio_error {code, message} instead, and the text reply stands). '
-      + 'Asking for a human hands the conversation to the tenant (an anonymous one to DEMO_TENANT_ID: handoff says which), or the agent says no colleague is available.',
-    responses: { 200: 'reply', 409: 'conversation handed off or closed', 410: 'expired', 429: 'rate limit' },
+      + 'Asking for a human hands the conversation to the tenant (an anonymous one to DEMO_TENANT_ID: handoff says which), or the agent says no colleague is available. '
+      + 'While handed off (waiting or with_operator), turns go to the operator: delivered_to "operator", empty agent text, no reply audio.',
+    responses: { 200: 'reply (delivered_to "operator" while a person has the conversation: the text goes to them)', 409: 'conversation closed', 410: 'expired', 429: 'rate limit' },
     handler: async (req) => {
       const { id } = parse(IdParam, req.params, 'params');
       const { text, reply_audio } = bodyOf(req, TurnBody);

@@ -1,7 +1,7 @@
 /**
  * Handoffs: operator JWT or service key for every route (the contract leaves GET's auth open; an
- * operator console reads and acts with the same credential). States: waiting -> accepted -> resolved; 409
- * conflict on any other move, with the current handoff_state in the body. Service keys act as their key id.
+ * operator console reads and acts with the same credential). States: waiting -> with_operator -> resolved
+ * (then the agent again, or closed); 409 conflict on any other move, with the current handoff_state in the body. Service keys act as their key id.
  */
 import { z } from 'zod';
 import { parse } from '../validate.js';
@@ -10,18 +10,21 @@ import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 
 const ListQuery = z.strictObject({
-  handoff_state: z.enum(['waiting', 'accepted', 'resolved']).optional(),
+  handoff_state: z.enum(['waiting', 'with_operator', 'resolved']).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 const IdParam = z.object({ id: z.string().min(1).max(64) });
 const ReplyBody = z.strictObject({ text: z.string().trim().min(1).max(4000) });
+/** After resolving: the agent answers the next turn again ('agent'), or the conversation closes ('close', the default). */
+const ResolveBody = z.strictObject({ then: z.enum(['agent', 'close']).default('close') }).default({ then: 'close' });
 const OPERATOR = { kind: 'auth', role: 'operator', apiKey: true } as const;
 
 export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
   const h = deps.handoffs;
   t.add({
     method: 'get', path: '/handoffs', tag: 'handoffs', auth: OPERATOR, query: ListQuery,
-    summary: 'Conversations handed to a human. Default: open ones (waiting, accepted); handoff_state filters (also resolved).',
+    summary: 'Conversations handed to a human, longest waiting first, with queued_at, accepted_at, ended_at and resolution. '
+      + 'Default: open ones (waiting, with_operator); handoff_state filters (also resolved).',
     handler: async (req) => {
       const q = parse(ListQuery, req.query, 'query');
       return { data: await h.list(principalOf(req).tenantId, q.handoff_state, q.limit) };
@@ -34,20 +37,22 @@ export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
   });
   t.add({
     method: 'post', path: '/handoffs/:id/accept', tag: 'handoffs', auth: OPERATOR,
-    summary: 'waiting -> accepted by the caller. Exactly one of several simultaneous accepts wins; the others get 409.',
-    responses: { 200: 'accepted', 409: 'not waiting (already accepted or resolved)' },
+    summary: 'waiting -> with_operator (the caller). Exactly one of several simultaneous accepts wins; the others get 409. '
+      + "From then on the visitor's turns reach this operator (the agent no longer answers).",
+    responses: { 200: 'with_operator', 409: 'not waiting (already with an operator, or resolved)' },
     handler: async (req) => h.accept(principalOf(req), parse(IdParam, req.params, 'params').id),
   });
   t.add({
     method: 'post', path: '/handoffs/:id/reply', tag: 'handoffs', auth: OPERATOR, body: ReplyBody,
-    summary: "The accepting operator's message: appended to the conversation and, for a call, published on its live stream (transcript, speaker operator).",
-    responses: { 200: 'appended', 409: 'not accepted, or accepted by another operator' },
+    summary: "The accepting operator's message: appended to the conversation (the visitor's page shows it) and, for a call, published on its live stream (transcript, speaker operator).",
+    responses: { 200: 'appended', 409: 'not with an operator, or with another operator' },
     handler: async (req) => h.reply(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ReplyBody).text),
   });
   t.add({
-    method: 'post', path: '/handoffs/:id/resolve', tag: 'handoffs', auth: OPERATOR,
-    summary: 'accepted -> resolved (conversation closed), by the accepting operator or an admin.',
-    responses: { 200: 'resolved', 409: 'not accepted, or accepted by another operator' },
-    handler: async (req) => h.resolve(principalOf(req), parse(IdParam, req.params, 'params').id),
+    method: 'post', path: '/handoffs/:id/resolve', tag: 'handoffs', auth: OPERATOR, body: ResolveBody,
+    summary: 'with_operator -> resolved, by the accepting operator or an admin. Optional body {then}: "agent" hands the conversation back '
+      + 'to the agent (state active: it answers the next turn), "close" (default) closes it. The handoff says which in resolution.',
+    responses: { 200: 'resolved', 409: 'not with an operator, or with another operator' },
+    handler: async (req) => h.resolve(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ResolveBody).then),
   });
 }

@@ -15,6 +15,9 @@ export function ago(iso: string): string {
   return `${Math.floor(s / 86400)} d ago`;
 }
 
+/** How long since `iso`, as a running duration ("1 min 5 s"): a waiting handoff's time in the queue. */
+export const since = (iso?: string | null, now = Date.now()) => (iso ? seconds(Math.max(0, (now - Date.parse(iso)) / 1000)) : '–');
+
 export const ACTIVE_STATUSES = new Set(['queued', 'dialing', 'ringing', 'in_progress']);
 
 /** Why a call or conversation went to a person, in an operator's words. */

@@ -35,8 +35,8 @@ export interface Call extends ClientCall {
 export interface CallList { data: Call[]; next_cursor: string | null }
 
 export interface Handoff {
-  id: string; conversation_id: string; handoff_state: 'waiting' | 'accepted' | 'resolved'; reason: string | null;
-  accepted_by: string | null; call_id: string | null; lead_id: string | null; created_at: string; updated_at: string;
+  id: string; conversation_id: string; handoff_state: 'waiting' | 'with_operator' | 'resolved'; reason: string | null;
+  accepted_by: string | null; queued_at: string | null; accepted_at: string | null; ended_at: string | null; resolution: 'agent' | 'close' | null; call_id: string | null; lead_id: string | null; created_at: string; updated_at: string;
   history?: Array<{ action: string; from_state: string; to_state: string; at: string; by: string }>;
 }
 export interface ConversationView {

@@ -5,13 +5,17 @@
  */
 import { publicRequest, VoiceApiError } from '../shared/http';
 
-export interface Conversation { id: string; expires_at: string | null; state: string }
+export interface Conversation { id: string; expires_at: string | null; state: string; handoff_state?: string | null }
+export interface ConversationView extends Conversation { messages: Array<{ id: number; role: string; text: string; at: string }> }
 
 export interface TurnReply {
   conversation_id: string;
   agent: { text: string; entities: Record<string, string | number>; escalation: string | null; ended: string | null };
   caller: { text: string; transcript_source: string; note?: string };
   state: string;
+  handoff?: { handoff_state: string };
+  /** 'operator' while a person has the conversation: the turn went to them and agent.text is empty */
+  delivered_to?: 'agent' | 'operator';
   segments?: Array<{ startMs: number; endMs: number }>;
   audio?: { sampleRateHz: number; channels: number; durationMs: number };
   processingMs: number;
@@ -36,6 +40,10 @@ async function withReplyAudio<T>(send: (ask: boolean) => Promise<T>): Promise<T>
 
 export const createConversation = (base: string) =>
   publicRequest<Conversation>(`${base}/conversations`, { json: {} });
+
+/** The conversation as stored: the page reads the operator's replies and the handoff state from it. */
+export const readConversation = (base: string, id: string) =>
+  publicRequest<ConversationView>(`${base}/conversations/${id}`);
 
 export const textTurn = (base: string, id: string, text: string) =>
   withReplyAudio((ask) => publicRequest<TurnReply>(`${base}/conversations/${id}/turns`, { json: ask ? { text, reply_audio: true } : { text } }));

@@ -1,11 +1,12 @@
 /**
- * The handoff queue: conversations the agent handed to a person. Accept one (only one operator can), read what
- * was said, reply, and resolve it. The queue and the open conversation refresh every two seconds.
+ * The handoff queue: conversations the agent handed to a person, longest waiting first with how long they have
+ * waited. Accept one (only one operator can), read what was said, chat with the visitor (their messages arrive on
+ * the two-second refresh of the conversation), and resolve it: back to the agent, or closed.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote, Loading, Page } from '../components/Page';
 import { StatusBadge } from '../components/StatusBadge';
-import { ago, reasonText, time } from '../format';
+import { ago, reasonText, since, time } from '../format';
 import { useAction, useApi, useCallNumbers } from '../hooks';
 import { useApp } from '../session';
 import { HANDOFFS_CHANGED } from '../Shell';
@@ -40,7 +41,8 @@ export function Handoffs() {
                   <button type="button" class={`pick ${h.id === selected ? 'selected' : ''}`} aria-pressed={h.id === selected} onClick={() => setSelected(h.id)} data-testid="handoff-item">
                     <span class="pick-to">{who(h)}</span>
                     <StatusBadge status={h.handoff_state} />
-                    <span class="pick-meta">{reasonText(h.reason)} · {ago(h.created_at)}{handler(h, session.userId)}</span>
+                    <span class="pick-meta">{reasonText(h.reason)} · {h.handoff_state === 'waiting'
+                      ? <span data-testid="waiting-for">waiting {since(h.queued_at ?? h.created_at)}</span> : ago(h.queued_at ?? h.created_at)}{handler(h, session.userId)}</span>
                   </button>
                 </li>
               ))}
@@ -85,16 +87,17 @@ function HandoffDetail({ id, who, onChanged }: { id: string; who: (h: Handoff) =
         <div>
           <h2 id="handoff-title">{who(h)} <StatusBadge status={h.handoff_state} /></h2>
           <p class="muted small">
-            {reasonText(h.reason)} · since {time(h.created_at)}
+            {reasonText(h.reason)} · since {time(h.queued_at ?? h.created_at)}
             {handler(h, session.userId)}
             {h.call_id && <> · <a href={`/app/calls/${h.call_id}`}>the call</a></>}
           </p>
         </div>
         <div class="actions">
           {h.handoff_state === 'waiting' && <button type="button" onClick={() => void act('accept')} disabled={action.pending}>Accept</button>}
-          {h.handoff_state === 'accepted' && (mine || isAdmin) && (
-            <button type="button" class="secondary" onClick={() => void act('resolve')} disabled={action.pending}>Resolve</button>
-          )}
+          {h.handoff_state === 'with_operator' && (mine || isAdmin) && (<>
+            <button type="button" class="secondary" onClick={() => void act('resolve', { then: 'agent' })} disabled={action.pending}>Hand back to the agent</button>
+            <button type="button" class="secondary outline" onClick={() => void act('resolve', { then: 'close' })} disabled={action.pending}>Resolve and close</button>
+          </>)}
         </div>
       </header>
       <ErrorNote error={action.error ?? conv.error} />
@@ -108,18 +111,19 @@ function HandoffDetail({ id, who, onChanged }: { id: string; who: (h: Handoff) =
           ))}
         </ol>
       </div>
-      {h.handoff_state === 'accepted' && mine && (
+      {h.handoff_state === 'with_operator' && mine && (
         <form class="composer" onSubmit={send}>
           <label for="reply">Your reply</label>
           <div class="composer-row">
             <input id="reply" value={reply} maxLength={2000} autocomplete="off" onInput={(e) => setReply((e.target as HTMLInputElement).value)} />
             <button type="submit" disabled={!reply.trim() || action.pending}>Send reply</button>
           </div>
-          <p class="hint">Your reply is added to this conversation{h.call_id ? " and appears on the call's live transcript" : ''}. Resolve the handoff when you are done.</p>
+          <p class="hint">Your reply reaches the {h.call_id ? "call's live transcript" : "visitor's page"}, and their messages appear here. When you are done, hand the conversation back to the agent or close it.</p>
         </form>
       )}
       {h.handoff_state === 'waiting' && <p class="hint">Accept to take over: the handoff becomes yours, and only you can reply.</p>}
-      {h.handoff_state === 'accepted' && !mine && <p class="hint">Another operator has taken this one.</p>}
+      {h.handoff_state === 'with_operator' && !mine && <p class="hint">Another operator has taken this one.</p>}
+      {h.handoff_state === 'resolved' && <p class="hint">Resolved: {h.resolution === 'agent' ? 'the agent has the conversation again' : 'the conversation is closed'}.</p>}
       {h.history && h.history.length > 0 && (
         <details>
           <summary>History</summary>

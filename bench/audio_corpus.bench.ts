@@ -16,15 +16,14 @@
  *   npx tsx bench/audio_corpus.bench.ts [--rate 8000|16000] [--corpus corpus|corpus-noisy] [--baseline <ref>]
  *                                       [--tuning '{"weakSigmas":2.5}']   (overrides for our detector's constants)
  */
-import { existsSync } from 'node:fs';
 import {
-  CORPORA, OURS, arg, comparedDetectors, loadManifest, loadScenarioPcm, median, quantile, runScenario, score, scoreRow, totals,
+  CORPORA, OURS, arg, benchCorpora, comparedDetectors, loadManifest, loadScenarioPcm, median, quantile, runScenario, score, scoreRow, totals,
   type Detector, type Scenario, type Score,
 } from './audio_corpus_lib.js';
 import { loadSilero, sileroFrameFlags, type Silero } from './audio_silero.js';
 
 const RATES = (arg('rate') ? [Number(arg('rate'))] : [8000, 16000]) as (8000 | 16000)[];
-const corpora = CORPORA.filter((c) => (arg('corpus') ?? c.name) === c.name && existsSync(c.dir));
+const corpora = benchCorpora(CORPORA.filter((c) => (arg('corpus') ?? c.name) === c.name));
 const TIMEOUTS = [500, 800];
 const { detectors, oursTuning } = await comparedDetectors();
 const silero = await loadSilero();

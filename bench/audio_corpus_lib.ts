@@ -3,22 +3,52 @@
  * beside the repo; same manifest format). Shared by the audio benches and test/audio/corpus_scenarios.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as callAudio from '../src/audio/call_audio.js';
 import { readWav, type AudioEvent, type CallAudioSettings, type CallAudioState } from '../src/audio/index.js';
 import { classifyUtterance } from '../src/session/utterance.js';
+import { ensureSimCorpus } from './sim_corpus.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const CORPUS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'corpus');
+/** Where the labelled corpora are: VOICECALL_CORPUS_DIR (a folder holding corpus/ and corpus-noisy/), else ../shared. */
+export const CORPUS_ROOT = process.env.VOICECALL_CORPUS_DIR ? path.resolve(process.env.VOICECALL_CORPUS_DIR) : path.resolve(REPO_ROOT, '..', 'shared');
+export const CORPUS_DIR = path.join(CORPUS_ROOT, 'corpus');
 /** Heavy stationary noise (5-8 dB SNR), kept apart so readers of the first manifest see it unchanged. */
-export const NOISY_CORPUS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'corpus-noisy');
+export const NOISY_CORPUS_DIR = path.join(CORPUS_ROOT, 'corpus-noisy');
 export const CORPORA = [
   { name: 'corpus', dir: CORPUS_DIR },
   { name: 'corpus-noisy', dir: NOISY_CORPUS_DIR },
 ] as const;
+/** The generated stand-in (bench/sim_corpus.ts), used when the shared corpora are not beside the repository. */
+export const SIM_CORPUS = { name: 'corpus-sim', dir: path.join(REPO_ROOT, 'bench', 'out', 'corpus-sim') } as const;
+
+export type Corpus = { name: string; dir: string };
+const present = (c: Corpus) => existsSync(path.join(c.dir, 'manifest.json'));
+
+/**
+ * The corpora a bench runs on: those of `wanted` that are present. When none is: with VOICECALL_CORPUS_DIR unset
+ * (a fresh clone has no ../shared) the generated SimVoice corpus, said loudly; with it set, or when the caller
+ * needs the real corpora (`generated: false`), the bench says where it looked and exits 2. A bench without its data
+ * fails: it never reports "0 frames … ok".
+ */
+export function benchCorpora(wanted: readonly Corpus[] = CORPORA, opts: { generated?: boolean } = {}): Corpus[] {
+  const found = wanted.filter(present);
+  if (found.length) return found;
+  const looked = wanted.map((c) => c.dir).join(', ');
+  if (opts.generated !== false && !process.env.VOICECALL_CORPUS_DIR) {
+    console.log(`The labelled corpora are not here (${looked}): running on the generated SimVoice corpus (bench/sim_corpus.ts) in ${SIM_CORPUS.dir}.\n`
+      + 'It checks the machinery, not speech: the figures in bench/README.md come from the shared corpora (VOICECALL_CORPUS_DIR names their folder).');
+    ensureSimCorpus(SIM_CORPUS.dir);
+    return [SIM_CORPUS];
+  }
+  console.error(`This bench needs its labelled audio and found none: looked for manifest.json in ${looked}.\n`
+    + 'Set VOICECALL_CORPUS_DIR to the folder holding corpus/ and corpus-noisy/'
+    + `${opts.generated === false ? '' : ', or unset it to run on the generated SimVoice corpus'}.`);
+  process.exit(2);
+}
 
 interface Seg { index: number; kind: 'speech' | 'backchannel'; startMs: number; endMs: number; text: string; turnIndex: number | null }
 interface Turn { index: number; startMs: number; endMs: number; text: string; bargeIn: boolean }

@@ -5,14 +5,14 @@
  *
  *   npm run bench -- audio_detect
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import wavefile from 'wavefile';
 import { createCallAudioState, mulawDecode, readWav, stepCallAudio } from '../src/audio/index.js';
-import { CORPORA, loadManifest, loadScenarioPcm } from './audio_corpus_lib.js';
+import { benchCorpora, loadManifest, loadScenarioPcm } from './audio_corpus_lib.js';
 
-const scenarios = CORPORA.filter((c) => existsSync(c.dir)).flatMap((c) => loadManifest(c.dir));
+const scenarios = benchCorpora().flatMap((c) => loadManifest(c.dir));
 const mulawFiles = scenarios.map((sc) => new Uint8Array(readFileSync(path.join(sc.dir, path.basename(sc.files.mulaw8k.path)))));
 const mulaw = mulawFiles.map((b) => { const i = Buffer.from(b).indexOf('data'); return b.slice(i + 8); });
 const pcm16 = scenarios.map((sc) => loadScenarioPcm(sc, 16000));

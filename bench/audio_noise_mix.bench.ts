@@ -10,10 +10,9 @@
  *   npm run bench -- audio_noise_mix              (AUDIO_BENCH_BASELINE=<git ref> adds the baseline)
  *   npx tsx bench/audio_noise_mix.bench.ts [--baseline <ref>] [--snr 5,0] [--tuning '{"weakSigmas":2.5}']
  */
-import { existsSync } from 'node:fs';
 import { mulawDecode, mulawEncode, resample } from '../src/audio/index.js';
 import {
-  CORPUS_DIR, OURS, arg, comparedDetectors, loadManifest, loadScenarioPcm, median, quantile, runScenario, score, totals,
+  CORPUS_DIR, OURS, arg, benchCorpora, comparedDetectors, loadManifest, loadScenarioPcm, median, quantile, runScenario, score, totals,
   type Detector, type Scenario,
 } from './audio_corpus_lib.js';
 import { colouredNoise, type NoiseColour } from './audio_noise.js';
@@ -25,10 +24,8 @@ const { detectors, oursTuning } = await comparedDetectors();
 const silero = await loadSilero();
 if (typeof silero === 'string') console.log(silero);
 
-if (!existsSync(CORPUS_DIR)) {
-  console.log(`corpus not found at ${CORPUS_DIR}: nothing to mix`);
-  process.exit(0);
-}
+// it mixes named scenarios of the shared corpus: the generated one cannot stand in
+benchCorpora([{ name: 'corpus', dir: CORPUS_DIR }], { generated: false });
 const clean = loadManifest(CORPUS_DIR).filter((sc) => /^d0[1278]_|^d12_/.test(sc.name));
 const to8k = (pcm16: Int16Array) => mulawDecode(mulawEncode(resample(pcm16, 16000, 8000)));
 

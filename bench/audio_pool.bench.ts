@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AudioPool } from '../src/audio/index.js';
-import { CORPUS_DIR, loadManifest } from './audio_corpus_lib.js';
+import { CORPORA, benchCorpora, loadManifest } from './audio_corpus_lib.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, d: number) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : d; };
@@ -22,8 +22,8 @@ const SECONDS = flag('seconds', 4);
 const THREADS = flag('threads', 2);
 
 // Raw mu-law bytes of every 8 kHz corpus file (skip the 58-byte-ish headers by finding 'data').
-const audio: Uint8Array[] = loadManifest().map((sc) => {
-  const b = readFileSync(path.join(CORPUS_DIR, path.basename(sc.files.mulaw8k.path)));
+const audio: Uint8Array[] = benchCorpora([CORPORA[0]]).flatMap((c) => loadManifest(c.dir)).map((sc) => {
+  const b = readFileSync(path.join(sc.dir, path.basename(sc.files.mulaw8k.path)));
   const i = b.indexOf('data');
   return new Uint8Array(b.subarray(i + 8));
 });

@@ -31,7 +31,8 @@ const sources = () => SOURCES.flatMap((d) => [...files(join(ROOT, d))]);
 export function staleReason() {
   if (!existsSync(STAMP) || !existsSync(join(OUT, 'src', 'main.js'))) return 'no build yet';
   const built = statSync(STAMP).mtimeMs;
-  for (const f of [...sources(), join(ROOT, 'package.json'), fileURLToPath(import.meta.url)]) {
+  // only what the build reads (a README or an SQL file, read from the source tree at run time, needs no rebuild)
+  for (const f of [...sources().filter((f) => /\.(ts|cjs)$/.test(f)), join(ROOT, 'package.json'), fileURLToPath(import.meta.url)]) {
     if (statSync(f).mtimeMs > built) return `${relative(ROOT, f)} changed since the last build`;
   }
   return undefined;

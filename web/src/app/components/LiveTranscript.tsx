@@ -65,7 +65,7 @@ export function Transcript({ items, label = 'Transcript' }: { items: LiveItem[];
           if (i.type === 'transcript') {
             return (
               <li key={i.seq} class={`msg ${i.speaker}`} data-testid="transcript-line">
-                <span class="who">{speakerName(i.speaker)} · {time(i.at)}{i.latencyMs ? ` · replied in ${Math.round(i.latencyMs)} ms` : ''}</span>
+                <span class="who">{speakerName(i.speaker)} · {time(i.at)}{i.speaker === 'agent' && i.latencyMs ? ` · replied in ${Math.round(i.latencyMs)} ms` : ''}</span>
                 <span class="text">{i.text}</span>
               </li>
             );

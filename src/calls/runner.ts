@@ -229,7 +229,8 @@ export class CallRunner implements CallRunnerPort {
         if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again
-      optOut: () => { addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored')); },
+      // the DND row keeps how (source keypad_opt_out / spoken_opt_out) and when (created_at)
+      optOut: (source) => { addToDnd(this.d.db, row.tenant_id, row.to_number, `${source}_opt_out`).catch((err) => log.warn({ err }, 'opt-out not stored')); },
     });
     return session;
   }

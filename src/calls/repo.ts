@@ -17,6 +17,8 @@ export interface CallRow {
   extracted_data: Record<string, string | number> | null; actions_triggered: Array<{ type: string; status: string }> | null;
   human_escalation: boolean; recording_path: string | null; carrier_status: string | null;
   disclosure_delivered_at: Date | string | null;
+  /** written when the call ends (migration 062); absent on rows read before it */
+  summary?: string | null;
   /** outbound or inbound; to_number is the lead's number either way (the callee, or the caller), line_number ours */
   direction?: CallDirection; line_number?: string | null;
 }
@@ -35,6 +37,7 @@ export function toRecord(row: CallRow, recordingUrl: (id: string) => string | nu
     actions_triggered: row.actions_triggered, human_escalation: row.human_escalation,
     recording_url: row.recording_path ? recordingUrl(row.id) : null,
     disclosure_delivered_at: iso(row.disclosure_delivered_at ?? null), carrier_status: row.carrier_status ?? null,
+    summary: row.summary ?? null,
   };
 }
 
@@ -141,14 +144,14 @@ export class CallRepo {
 
   async saveOutcome(tenantId: string, id: string, o: {
     metrics: CallMetrics; extracted: Record<string, string | number>; actions: Array<{ type: string; status: string }>;
-    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null;
+    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null; summary?: string | null;
   }): Promise<void> {
     await this.db.query(
       `UPDATE calls SET metrics = $3::jsonb, extracted_data = $4::jsonb, actions_triggered = $5::jsonb,
-         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, updated_at = now()
+         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, summary = $9, updated_at = now()
        WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath,
-        o.disclosureDeliveredAt]);
+        o.disclosureDeliveredAt, o.summary ?? null]);
   }
 
   /** What the carrier said of the call (its status, error code, hang-up cause). */

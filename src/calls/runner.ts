@@ -5,6 +5,7 @@
  * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
  * item is announced and onCallEnded told.
  */
+import { summaryOf } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
 import { dtmfFrames } from '../carriers/dtmf.js';
@@ -256,8 +257,10 @@ export class CallRunner implements CallRunnerPort {
       return null;
     }) : null;
     if (ledger) {
+      const summary = summaryOf({ extracted: ledger.extracted, endedReason: reason, humanEscalation: ledger.humanEscalation,
+        booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)) });
       await keep(() => this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
-        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath }));
+        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary }));
     }
     if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
     // With a webhook the outbox row commits with the status; without one the move is a plain (batched) statement.

@@ -134,6 +134,8 @@ export interface CallRecord {
   disclosure_delivered_at: string | null;
   /** the carrier's own word for how the call went (status, error code, hang-up cause); null in the simulator */
   carrier_status: string | null;
+  /** a few sentences on the call (who, what they want, budget, next step, open questions); null until it ends */
+  summary: string | null;
   /** set when the call was marked transactional (null otherwise) */
   compliance?: CallCompliance | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;

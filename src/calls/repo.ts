@@ -81,8 +81,10 @@ export async function liveCallsOnInstance(q: Queryable, instanceId: string, limi
 }
 
 /** The id of a call already made for the lead, if any (a lead is called once). */
-export async function callOfLead(q: Queryable, tenantId: string, leadId: string): Promise<string | undefined> {
-  return (await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 LIMIT 1', [tenantId, leadId])).rows[0]?.id;
+/** A call of the lead placed at or after `since` (a job's creation: an earlier call is not this job's, e.g. before a call-back). */
+export async function callOfLead(q: Queryable, tenantId: string, leadId: string, since?: Date): Promise<string | undefined> {
+  return (await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 AND ($3::timestamptz IS NULL OR created_at >= $3) LIMIT 1',
+    [tenantId, leadId, since ?? null])).rows[0]?.id;
 }
 
 /** The lead's last call (either way) with what it extracted: what a call back already knows. */

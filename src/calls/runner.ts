@@ -5,6 +5,7 @@
  * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
  * item is announced and onCallEnded told.
  */
+import { scheduleCallback } from '../leads/callback.js';
 import { summaryOf } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
@@ -263,6 +264,11 @@ export class CallRunner implements CallRunnerPort {
         actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary }));
     }
     if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
+    // the callee asked to be called back: the lead gets a call job due then (the dialog kept it inside calling hours)
+    const callbackAt = typeof ledger?.extracted.callback_at === 'string' ? new Date(ledger.extracted.callback_at) : undefined;
+    if (reason === 'callback_requested' && row.lead_id && callbackAt && !Number.isNaN(callbackAt.getTime())) {
+      await keep(() => scheduleCallback(this.d.db, row.tenant_id, row.lead_id!, callbackAt)).catch((err) => this.d.log.warn({ err, call_id: row.id }, 'call-back not scheduled'));
+    }
     // With a webhook the outbox row commits with the status; without one the move is a plain (batched) statement.
     const also = row.webhook_url || lastActivityAt ? async (tx: Queryable) => {
       if (lastActivityAt) await setDurationUntil(tx, row.tenant_id, row.id, lastActivityAt);

@@ -5,6 +5,8 @@
  * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
  * item is announced and onCallEnded told.
  */
+import { scheduleCallback } from '../leads/callback.js';
+import { summaryOf } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
 import { dtmfFrames } from '../carriers/dtmf.js';
@@ -229,9 +231,10 @@ export class CallRunner implements CallRunnerPort {
         if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again
-      optOut: () => {
+      // the DND row keeps how (source keypad_opt_out / spoken_opt_out) and when (created_at)
+      optOut: (source) => {
         if (!/^\+[1-9]\d{6,14}$/.test(row.to_number)) return; // a browser caller has no number to block
-        addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored'));
+        addToDnd(this.d.db, row.tenant_id, row.to_number, `${source}_opt_out`).catch((err) => log.warn({ err }, 'opt-out not stored'));
       },
     });
     return session;
@@ -258,10 +261,17 @@ export class CallRunner implements CallRunnerPort {
       return null;
     }) : null;
     if (ledger) {
+      const summary = summaryOf({ extracted: ledger.extracted, endedReason: reason, humanEscalation: ledger.humanEscalation,
+        booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)) });
       await keep(() => this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
-        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath }));
+        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary }));
     }
     if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
+    // the callee asked to be called back: the lead gets a call job due then (the dialog kept it inside calling hours)
+    const callbackAt = typeof ledger?.extracted.callback_at === 'string' ? new Date(ledger.extracted.callback_at) : undefined;
+    if (reason === 'callback_requested' && row.lead_id && callbackAt && !Number.isNaN(callbackAt.getTime())) {
+      await keep(() => scheduleCallback(this.d.db, row.tenant_id, row.lead_id!, callbackAt)).catch((err) => this.d.log.warn({ err, call_id: row.id }, 'call-back not scheduled'));
+    }
     // With a webhook the outbox row commits with the status; without one the move is a plain (batched) statement.
     const also = row.webhook_url || lastActivityAt ? async (tx: Queryable) => {
       if (lastActivityAt) await setDurationUntil(tx, row.tenant_id, row.id, lastActivityAt);

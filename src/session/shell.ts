@@ -210,6 +210,7 @@ export class CallSession {
       },
       entity: (k, v) => { this.ledger.extracted[k] = v; this.p.out.entity(k, v); },
       tool: (tool, args) => this.p.out.tool(tool, args),
+      listen: (hint) => this.#stt.expect?.(hint),
     }, source, r.controller.signal, r.outcome).then((o) => {
       r.done = true;
       if (o.fallback) this.ledger.fallbacks++;

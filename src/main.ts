@@ -6,6 +6,7 @@ import { loadConfig, ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './db/data_dir_lock.js';
+import { listenAsThisInstance, superviseInstances } from './cluster.js';
 
 let config;
 try {
@@ -18,6 +19,9 @@ try {
   throw err;
 }
 const log = createLogger(config.LOG_LEVEL);
+// INSTANCES=auto|N: this process only supervises N service processes sharing the port (src/cluster.ts); its
+// workers run the rest of this file. The primary waits here for good: it exits from its signal handlers.
+if (superviseInstances(log)) await new Promise<never>(() => {});
 if (!config.SERVICE_JWT_SECRET) {
   log.warn(config.DATA_DIR === 'memory'
     ? 'SERVICE_JWT_SECRET is not set and DATA_DIR=memory: using a random per-process secret (tokens die with the process)'
@@ -26,6 +30,7 @@ if (!config.SERVICE_JWT_SECRET) {
 let server;
 try {
   server = await startServer(config, { log });
+  await listenAsThisInstance(server, config); // a process of INSTANCES: its own address for media sockets
 } catch (err) {
   if (err instanceof DataDirLockedError) {
     process.stderr.write(`${err.message}.\nStop that process first, or start this one with another DATA_DIR (or DATABASE_URL). `

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { SimStt, SimTts, startAdapterServer } from '../../src/adapters/index.js';
-import { api, API_KEY, startTestServer } from '../helpers/server.js';
+import { api, API_KEY, login, startTestServer } from '../helpers/server.js';
 import { startBalancer } from '../helpers/balancer.js';
 import { FakeTwilio } from '../fakes/twilio.js';
 import { completedHooks, HOOK, until } from '../calls/call_commands_flows.js';
@@ -64,6 +64,28 @@ async function main() {
     t.same(fc.callbacks.filter((c) => c.hook === 'status').map((c) => `${c.value} ${c.httpStatus}`).sort(),
       ['completed 204', 'in-progress 204', 'initiated 204', 'ringing 204'], 'every callback verified and acknowledged');
     t.ok(lb.hits[1] - before >= 4, 'the callbacks went to B');
+    t.equal(await completedHooks(a, id), 1, 'exactly one call.completed');
+    lb.pin = undefined;
+  });
+
+  t.test('a lead calls in through the balancer: the instance its Voice URL reached owns the call; tones and hang-up from the other', async (t) => {
+    const admin = await login(`${local(a)}/v1`);
+    t.equal((await api(`${local(a)}/v1`, 'PUT', '/inbound-numbers/+14155550150', { token: admin, body: { webhook_url: HOOK } })).status, 201);
+    // the Voice URL request to B, every status callback to A
+    lb.pin = (path) => (path.startsWith('/v1/carriers/twilio/voice') ? 1 : path.startsWith('/v1/carriers/') ? 0 : undefined);
+    const fc = await fake.ringIn({ from: '+14155550160', to: '+14155550150', voiceUrl: `${HOST}/v1/carriers/twilio/voice`, statusUrl: `${HOST}/v1/carriers/twilio/status` });
+    t.match(fc.voiceAnswer, /<Stream url="wss:\/\/voice\.example\.test\/i\/1\/v1\/media\/twilio">/, "B's answer names B's own media address");
+    const id = fc.parameters.call_id;
+    await until('B runs the session', () => b.services.callEngine.runner.live.get(id)?.session);
+    await until('the agent speaks', () => fc.playedBytes > 0);
+    const before = fc.playedBytes;
+    t.equal((await api(`${local(a)}/v1`, 'POST', `/calls/${id}/tones`, { ...key, body: { digits: '1' } })).status, 202, 'tones sent to A reach B');
+    await until('the tones played', () => fc.playedBytes >= before + 1600);
+    const h = await api(`${local(a)}/v1`, 'POST', `/calls/${id}/hangup`, key);
+    t.match(h.body, { status: 'completed', ended_reason: 'hangup_api', direction: 'inbound' });
+    await fc.ended;
+    await until('B lets the call go', () => !b.services.callEngine.runner.live.has(id));
+    t.ok(fc.callbacks.every((c) => c.httpStatus === 204), 'every status callback acknowledged');
     t.equal(await completedHooks(a, id), 1, 'exactly one call.completed');
     lb.pin = undefined;
   });

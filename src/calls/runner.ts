@@ -252,7 +252,7 @@ export class CallRunner implements CallRunnerPort {
    * `lastActivityAt`: a call ended by another instance counts its duration up to then (endLost).
    */
   async #finish(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string,
-    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string } = {}): Promise<void> {
+    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; onEnded?: () => void } = {}): Promise<void> {
     const { session, lastActivityAt } = o;
     const ledger = session?.ledger;
     const keep = <T>(write: () => Promise<T>) => outageBufferOf(this.d.db).keep(callKey(row.id), write);
@@ -282,6 +282,7 @@ export class CallRunner implements CallRunnerPort {
     } : undefined;
     const moved = await keep(() => transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, also));
     if (!moved) return;
+    o.onEnded?.();
     if (row.webhook_url) this.d.onEnqueued();
     this.d.events.announce(moved.item);
     this.d.calls.notifyEnded({ id: row.id, tenant_id: row.tenant_id, status: to, ended_reason: reason, campaign_id: row.campaign_id });
@@ -296,6 +297,35 @@ export class CallRunner implements CallRunnerPort {
     if (this.live.has(row.id)) return; // ours after all
     await this.#finish(row, row.status, 'failed', 'instance_lost', { lastActivityAt: await lastActivityAt(this.d.db, row) });
   }
+
+  /**
+   * Ends a call in storage that this instance does not drive (its owner is gone or did not answer a command):
+   * from a status not yet answered to canceled, from in_progress to completed, the usual way (transition, status
+   * item, call.completed in the same transaction, listeners). False when it was over already or moved meanwhile.
+   */
+  async endInStorage(row: CallRow, reason: string): Promise<boolean> {
+    const pre: CallStatus[] = ['queued', 'scheduled', 'dialing', 'ringing'];
+    const answered = !pre.includes(row.status);
+    let ended = false;
+    await this.#finish(row, answered ? 'in_progress' : pre, answered ? 'completed' : 'canceled', reason,
+      { lastActivityAt: await lastActivityAt(this.d.db, row), onEnded: () => { ended = true; } });
+    return ended;
+  }
+
+  /**
+   * Another instance ended this call in storage (fencing): the call stops here, its recording is closed, and its
+   * end (status, webhook) is the stored one: this runner's own end is refused by the conditional transition.
+   */
+  fence(callId: string): boolean {
+    const l = this.live.get(callId);
+    if (!l) return false;
+    l.endReason = 'ended_elsewhere';
+    if (l.session) l.session.hangup('ended_elsewhere'); else l.dial.abort();
+    return true;
+  }
+
+  /** The ids of the calls this instance drives (the liveness tick checks they were not ended elsewhere). */
+  liveIds(): string[] { return [...this.live.keys()]; }
 
   async close(): Promise<void> {
     outageBufferOf(this.d.db).close(); // shutting down during an outage: what waits for the database is given up

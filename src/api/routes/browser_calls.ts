@@ -81,7 +81,7 @@ export function browserCallRoutes(t: RouteTable, deps: AppDeps): void {
         addressOf.set(call.id, address);
       }
       res.status(201).json({
-        call, media_url: mediaUrlOf(deps.config.publicBaseUrl, 'browser'), token, token_expires_in: CAPABILITY_TTL_SECONDS,
+        call, media_url: mediaUrlOf((deps.config.INSTANCE_PUBLIC_URL ?? deps.config.publicBaseUrl).replace(/\/$/, ''), 'browser'), token, token_expires_in: CAPABILITY_TTL_SECONDS,
         media_formats: BROWSER_FORMATS, max_duration_seconds: BROWSER_CALL_MAX_MS / 1000,
       });
     },

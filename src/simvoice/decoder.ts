@@ -43,6 +43,8 @@ export class SimVoiceDecoder {
   #lastChar = '';
   #spacePending = false;
   #text = '';
+  /** a SimVoice start symbol was heard since the last take (the audio carries the code, decoded or not yet) */
+  #sawCode = false;
   #startMs = -1;
   #endMs = -1;
   #wordListeners: Array<(soFar: DecodedWord) => void> = [];
@@ -74,8 +76,12 @@ export class SimVoiceDecoder {
     this.#cursorMs += pcm.length * msPerSample;
   }
 
+  /** Whether the audio since the last take carried SimVoice (a start symbol), even if no word is complete yet. */
+  get carriesCode(): boolean { return this.#sawCode || this.#inUtterance; }
+
   /** Text decoded since the last take, with its media time span; resets the text (not the utterance state). */
   take(): DecodedWord {
+    this.#sawCode = false;
     const out = {
       text: this.#text.trim(),
       startMs: this.#startMs < 0 ? this.#cursorMs : this.#startMs,
@@ -117,6 +123,7 @@ export class SimVoiceDecoder {
 
   #accept(symbol: number, atMs: number): void {
     if (symbol === SYM_START) {
+      this.#sawCode = true;
       if (this.#inUtterance) this.#wordEnded();
       this.#inUtterance = true;
       this.#shift = false;

@@ -30,10 +30,12 @@ class SimSttStream implements SttStream {
 
   async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
     if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
+    // SimVoice (a simulated callee), decoded or not yet: never the ears' business
+    const code = this.#decoder.carriesCode;
     const d = this.#decoder.take();
-    if (!d.text) return this.#ears.finalize(opts); // emits to the listeners itself
+    if (!d.text && !code) return this.#ears.finalize(opts); // emits to the listeners itself
     this.#ears.discard();
-    const result: TranscriptResult = { text: d.text, final: true, startMs: d.startMs, endMs: d.endMs, confidence: 1 };
+    const result: TranscriptResult = { text: d.text, final: true, startMs: d.startMs, endMs: d.endMs, confidence: d.text ? 1 : 0 };
     this.#emit(result);
     return result;
   }
@@ -57,8 +59,9 @@ export class SimStt implements SpeechToTextAdapter {
   transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
     const d = new SimVoiceDecoder(opts.sampleRateHz);
     d.write(pcm, 0);
+    const code = d.carriesCode;
     const r = d.finish();
-    if (r.text) return Promise.resolve({ text: r.text, final: true, startMs: r.startMs, endMs: r.endMs, confidence: 1 });
+    if (r.text || code) return Promise.resolve({ text: r.text, final: true, startMs: r.startMs, endMs: r.endMs, confidence: 1 });
     return this.#ears.transcribe(pcm, opts);
   }
 }

@@ -11,12 +11,17 @@ import { runSpeech, warmEars } from '../pool.js';
 import { MAX_TURN_SECONDS } from './recogniser.js';
 import { trimToSpeech } from './trim.js';
 
-/** Recognises one turn's audio: '' when nothing in it fits the grammar (rejected) or it holds no speech. */
-export async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint | undefined, signal?: AbortSignal): Promise<string> {
+/**
+ * Recognises one turn's audio: '' when it holds no speech (at once, without the recogniser) or nothing in it fits the
+ * grammar (rejected). A cold recogniser loads first, outside the deadline that `work` runs under.
+ */
+export async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint | undefined,
+  underDeadline: (work: (signal: AbortSignal) => Promise<string>) => Promise<string>): Promise<string> {
   const speech = trimToSpeech(pcm, sampleRateHz).slice(); // a dedicated buffer, transferred
   if (speech.length === 0) return '';
-  const r = await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer]);
-  return r.text;
+  await warmEars();
+  return underDeadline(async (signal) =>
+    (await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer])).text);
 }
 
 export class OfflineSttStream implements SttStream {
@@ -42,22 +47,15 @@ export class OfflineSttStream implements SttStream {
 
   expect(hint: ListenHint): void { this.#hint = hint; }
 
-  finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
-    return this.#finalize(opts);
-  }
-
-  async #finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
-    await warmEars(); // a cold recogniser loads outside the turn's deadline
-    return withDeadline('stt', opts, async (signal) => {
-      if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
-      const pcm = concatPcm(this.#chunks.length ? this.#chunks : [new Int16Array(0)]);
-      const startMs = Math.max(0, this.#startMs), endMs = this.#endMs;
-      this.discard();
-      const text = await hearTurn(pcm, this.sampleRateHz, this.#hint, signal);
-      const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
-      for (const l of this.#listeners) l(result);
-      return result;
-    });
+  async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
+    if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
+    const pcm = concatPcm(this.#chunks.length ? this.#chunks : [new Int16Array(0)]);
+    const startMs = Math.max(0, this.#startMs), endMs = this.#endMs;
+    this.discard();
+    const text = await hearTurn(pcm, this.sampleRateHz, this.#hint, (work) => withDeadline('stt', opts, work));
+    const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
+    for (const l of this.#listeners) l(result);
+    return result;
   }
 
   /** Forgets the audio written since the last finalize (another reader transcribed that turn). */
@@ -73,10 +71,7 @@ export class OfflineStt implements SpeechToTextAdapter {
   }
 
   async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
-    await warmEars(); // a cold recogniser loads outside the turn's deadline
-    return withDeadline('stt', opts, async (signal) => {
-      const text = await hearTurn(pcm, opts.sampleRateHz, opts.hint, signal);
-      return { text, final: true, startMs: 0, endMs: Math.round((pcm.length * 1000) / opts.sampleRateHz), confidence: text ? 1 : 0 };
-    });
+    const text = await hearTurn(pcm, opts.sampleRateHz, opts.hint, (work) => withDeadline('stt', opts, work));
+    return { text, final: true, startMs: 0, endMs: Math.round((pcm.length * 1000) / opts.sampleRateHz), confidence: text ? 1 : 0 };
   }
 }

@@ -57,8 +57,13 @@ export function freePort(): Promise<number> {
 
 /** The service in live mode, every provider URL pointing at the fakes. */
 export function liveConfig(fakes: FakesProcess, port: number, stack: LiveStack, extra: Record<string, string> = {}): Config {
+  return loadConfig(liveEnv(fakes, port, stack, extra));
+}
+
+/** The environment of liveConfig, for a service started as a process of its own (src/main.ts). */
+export function liveEnv(fakes: FakesProcess, port: number, stack: LiveStack, extra: Record<string, string> = {}): Record<string, string | undefined> {
   const f = fakes.baseUrl;
-  return loadConfig({
+  return {
     SERVICE_MODE: 'live', HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}/v1`, DATA_DIR: 'memory', LOG_LEVEL: 'silent',
     SERVICE_API_KEY: API_KEY, SERVICE_JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0000', SERVICE_DEV_PASSWORD: 'bench-dev-password-0000',
     DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL,
@@ -68,7 +73,7 @@ export function liveConfig(fakes: FakesProcess, port: number, stack: LiveStack, 
     TWILIO_API_BASE_URL: f, PLIVO_API_BASE_URL: f, EXOTEL_API_BASE_URL: f,
     DEEPGRAM_API_URL: `ws://127.0.0.1:${fakes.port}/v1/listen`, OPENAI_BASE_URL: `${f}/v1`, ELEVENLABS_API_URL: f,
     ...extra,
-  });
+  };
 }
 
 /** the environment of the fakes process: the keys, and where the Exotel applet asks for its stream URL (with the flow's secret) */

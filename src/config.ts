@@ -24,6 +24,8 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: intFrom(0, 65535).default(8787),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** this instance's own public address (ending in /v1) behind a balancer: media sockets are given it (README, "Several instances") */
+  INSTANCE_PUBLIC_URL: z.string().url().optional(),
   SERVICE_DEV_EMAIL: z.string().email().default('dev@example.com'),
   SERVICE_DEV_PASSWORD: z.string().min(8).optional(),
   SERVICE_API_KEY: z.string().min(16).optional(),

@@ -9,6 +9,7 @@ import { startServer } from './server.js';
 import { DataDirLockedError } from './db/data_dir_lock.js';
 import { bannerLines, progressLine } from './startup/banner.js';
 import { derivedProviders } from './integrations.js';
+import { listenAsThisInstance, superviseInstances } from './cluster.js';
 
 let config;
 try {
@@ -21,6 +22,9 @@ try {
   throw err;
 }
 const log = createLogger(config.LOG_LEVEL);
+// INSTANCES=auto|N: this process only supervises N service processes sharing the port (src/cluster.ts); its
+// workers run the rest of this file. The primary waits here for good: it exits from its signal handlers.
+if (superviseInstances(log)) await new Promise<never>(() => {});
 if (!config.SERVICE_JWT_SECRET) {
   log.warn(config.DATA_DIR === 'memory'
     ? 'SERVICE_JWT_SECRET is not set and DATA_DIR=memory: using a random per-process secret (tokens die with the process)'
@@ -30,6 +34,7 @@ let server;
 try {
   // process.uptime(): from the process's own start, so the figures include loading the code
   server = await startServer(config, { log, progress: (step) => process.stdout.write(`${progressLine(step, process.uptime() * 1000)}\n`) });
+  await listenAsThisInstance(server, config); // a process of INSTANCES: its own address for media sockets
 } catch (err) {
   if (err instanceof DataDirLockedError) {
     process.stderr.write(`${err.message}.\nStop that process first, or start this one with another DATA_DIR (or DATABASE_URL). `

@@ -98,7 +98,7 @@ export async function buildServices(config: Config, opts: BuildOptions = {}): Pr
     progress(`starting ${audio.threads} audio worker thread${audio.threads === 1 ? '' : 's'}`);
     closers.unshift(() => audio.close());
     await audio.warm();
-    const callEngine = createCallEngine({ config, db, log, agents: repos.agents, events: stream.sink, adapters, tools, pool: audio });
+    const callEngine = createCallEngine({ config, db, log, agents: repos.agents, events: stream.sink, adapters, tools, pool: audio, bus });
     closers.unshift(() => callEngine.close());
     // the campaign dialer dispatches through the call engine, so it is built (and closed) after it
     const ops = buildOpsServices(config, db, log, { calls: callEngine.calls });

@@ -56,6 +56,8 @@ export interface AdapterRuntime extends AdapterSet {
    * first load takes seconds on a busy machine, longer than a turn may wait.
    */
   warmEars?(): Promise<unknown>;
+  /** the default deadline of each adapter call (ADAPTER_TIMEOUT_MS) */
+  timeoutMs?: number;
   close(): Promise<void>;
 }
 
@@ -123,6 +125,7 @@ export function createAdapters(config: AdapterConfig, opts: CreateAdaptersOption
     ...(set.carrier === sim.carrier ? { simCarrier: sim.carrier } : {}),
     ...(set.tts === sim.tts ? { voice: new OfflineTts() } : {}),
     ...(set.stt === sim.stt ? { warmEars } : {}),
+    timeoutMs,
     async close() {
       if (closed) return;
       closed = true;

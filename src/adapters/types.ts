@@ -128,6 +128,8 @@ export interface DialogTurnRequest {
     qualify_script: { field: string; question: string }[];
     /** the qualify script as written, when it is text: instructions a language model reads (the steps derive from it) */
     qualify_text?: string;
+    /** what the agent knows to answer callers' questions with: question/answer pairs or plain facts */
+    knowledge?: { question?: string; answer: string }[];
   };
   context: Record<string, string>;
   /** tool names enabled for the call (calendar_booking, crm_sync, messaging_brochure) */

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
+import { unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { withDefaultTimeouts } from '../adapters/defaults.js';
 import type { AdapterSet } from '../adapters/types.js';
@@ -30,6 +31,9 @@ import { browserMediaSocket, LiveItemTap, type BrowserStream } from '../carriers
 import { liveCarrier, simulatorEdge, type CarrierAnswer, type CarrierEdge, type CarrierName, type CarrierRequest } from '../carriers/index.js';
 import { mediaUrlOf, STREAM_TOKEN_PARAMETER, type InboundAccepted, type InboundOffer } from '../carriers/contract.js';
 import { ApiError } from '../errors.js';
+import type { Bus } from '../bus/bus.js';
+import { CallbackRouter } from './callback_router.js';
+import { CallCommands } from './commands.js';
 import { EngineInstances } from './instances.js';
 import { recordingPathOf, toRecord } from './repo.js';
 import type { CallRecord } from './types.js';
@@ -46,6 +50,8 @@ export interface CallEngine {
   pool: AudioPool;
   /** this engine's liveness row and the sweep of dead engines' calls */
   instances: EngineInstances;
+  /** commands about a live call, run by the instance that owns it: `callCommands.send(tenantId, callId, command)` */
+  commands: CallCommands;
   /**
    * the media WebSocket of `carrier` (/v1/media/<carrier>); refused (404) for a carrier this instance does not use.
    * `browser` (/v1/media/browser) is served whatever the carrier: the browser legs of calls (src/carriers/browser).
@@ -73,6 +79,8 @@ export interface CallEngine {
    */
   overrideAdapters(o: Partial<AdapterSet>): () => void;
   recordingFor(callId: string): Promise<Buffer | undefined>;
+  /** where this instance writes (or wrote) a call's recording */
+  recordingPathOf(callId: string): string;
   close(): Promise<void>;
 }
 
@@ -84,6 +92,8 @@ export interface CallEngineDeps {
   /** the adapters; `simCarrier` when the carrier is the in-process simulator (it connects simulated inbound callers) */
   adapters: AdapterSet & { simCarrier?: SimCarrier };
   pool?: AudioPool;
+  /** commands about a call reach its owner over it (src/calls/commands.ts); unset: this process alone */
+  bus?: Bus;
 }
 
 export function createCallEngine(d: CallEngineDeps): CallEngine {
@@ -117,12 +127,16 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     const handle = runner.startInbound(row);
     return { callId: row.id, parameters: runner.streamParameters(row), onEvent: handle.onEvent };
   };
-  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl, capabilities: mediaCapabilities,
-    onStream, inbound });
+  // behind a balancer each instance names its own address for media sockets (README, "Several instances")
+  // (read when used: publicBaseUrl learns the port once the server listens)
+  const instanceBaseUrl = () => (config.INSTANCE_PUBLIC_URL ?? config.publicBaseUrl).replace(/\/$/, '');
+  const live = liveCarrier({ config, log: log.child({ carrier: config.CARRIER }), publicBaseUrl: config.publicBaseUrl,
+    get mediaBaseUrl() { return config.INSTANCE_PUBLIC_URL?.replace(/\/$/, ''); },
+    capabilities: mediaCapabilities, onStream, inbound });
   if (live) adapters.carrier = withDefaultTimeouts({ ...adapters, carrier: live }, config.ADAPTER_TIMEOUT_MS).carrier;
   // without a live carrier, the simulator's (or an adapter server's) callees stream to the simulator's edge
   const edge: CarrierEdge = live ?? simulatorEdge({ log, capabilities: mediaCapabilities, onStream });
-  const mediaUrl = () => mediaUrlOf(config.publicBaseUrl, edge.name);
+  const mediaUrl = () => mediaUrlOf(instanceBaseUrl(), edge.name);
   const browserLeg = browserMediaSocket({ log, capabilities: mediaCapabilities, onStream: (callId, s) => {
     if (!runner.attachStream(callId, s)) return false;
     const leg = s as BrowserStream;
@@ -137,18 +151,32 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000 });
   calls.attachRunner(runner);
   calls.onCallEnded((c) => { clearTimeout(browserLimits.get(c.id)); browserLimits.delete(c.id); });
+  const commands = new CallCommands({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, bus: d.bus, channelPrefix: config.REDIS_KEY_PREFIX });
+  commands.onFence((callId) => { if (runner.fence(callId)) log.warn({ call_id: callId }, 'a call of this instance was ended by another one: stopped here'); });
+  calls.attachCommands(commands);
+  commands.handle('digits', async (callId, c) => ({ live: runner.sendDigits(callId, String(c.digits)) }));
+  // only files of this instance's own store, named by call id: a bus message never names a path to delete
+  commands.onErased((ids) => {
+    for (const id of ids) {
+      let path: string;
+      try { path = store.pathOf(id); } catch { continue; }
+      void unlink(path).catch((err: NodeJS.ErrnoException) => { if (err.code !== 'ENOENT') log.warn({ code: err.code, call_id: id }, 'an erased recording could not be deleted'); });
+    }
+  });
+  const callbacks = edge.callback ? new CallbackRouter({ db, commands, runner, callback: edge.callback.bind(edge) }) : undefined;
   deliverer.start();
   const instances = new EngineInstances({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, runner });
-  const registered = instances.start().catch((err) => log.warn({ err }, 'engine instance registration failed'));
+  // listening for commands before the liveness row says this instance runs calls
+  const registered = commands.start().then(() => instances.start()).catch((err) => log.warn({ err }, 'engine instance registration failed'));
   let closing: Promise<void> | undefined;
   return {
-    calls, runner, outbox, secrets, deliverer, signer, pool, instances,
+    calls, runner, outbox, secrets, deliverer, signer, pool, instances, commands,
     mediaUpgrade(carrier, req, socket, head) {
       if (carrier === 'browser') browserLeg(req, socket, head);
       else if (carrier === edge.name) edge.mediaUpgrade(req, socket, head);
       else refuseUpgrade(socket, 'not_found', `no ${carrier} carrier here (CARRIER is not ${carrier})`);
     },
-    carrierCallback: (carrier, hook, req) => (carrier === edge.name ? edge.callback?.(hook, req) : undefined),
+    carrierCallback: (carrier, hook, req) => (carrier === edge.name ? callbacks?.route(hook, req) : undefined),
     async simulateInbound(tenantId, o) {
       const sim = adapters.carrier === d.adapters.carrier && !live ? d.adapters.simCarrier : undefined;
       if (!sim) throw new ApiError('conflict', 'only the simulator places inbound calls: with a live carrier, call the number');
@@ -177,6 +205,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       Object.assign(adapters, Object.fromEntries((Object.keys(o) as Array<keyof AdapterSet>).filter((k) => o[k]).map((k) => [k, wrapped[k]])));
       return () => { Object.assign(adapters, before); };
     },
+    recordingPathOf: (callId) => store.pathOf(callId),
     async recordingFor(callId) {
       const path = await recordingPathOf(db, callId);
       return path ? store.read(path) : undefined;
@@ -185,6 +214,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       await runner.close();
       await registered;
       await instances.close();
+      await commands.close();
       // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
       await edge.close();
       browserLeg.closeAll();

@@ -28,11 +28,17 @@ export class InboundRouting {
     return row && { tenantId: row.tenant_id, agentId: row.agent_id ?? 'default', webhookUrl: row.webhook_url };
   }
 
-  async list(tenantId: string): Promise<{ defaults: InboundSetting; numbers: InboundNumber[] }> {
+  /** The tenant's inbound defaults (agent, webhook); nulls when it set none. */
+  async defaults(tenantId: string): Promise<InboundSetting> {
     const d = await this.db.query<InboundSetting>('SELECT agent_id, webhook_url FROM inbound_defaults WHERE tenant_id = $1', [tenantId]);
+    return d.rows[0] ?? { agent_id: null, webhook_url: null };
+  }
+
+  async list(tenantId: string): Promise<{ defaults: InboundSetting; numbers: InboundNumber[] }> {
+    const defaults = await this.defaults(tenantId);
     const n = await this.db.query<InboundNumber>(
       'SELECT line AS number, agent_id, webhook_url, created_at, updated_at FROM inbound_numbers WHERE tenant_id = $1 ORDER BY line', [tenantId]);
-    return { defaults: d.rows[0] ?? { agent_id: null, webhook_url: null }, numbers: n.rows.map(toNumber) };
+    return { defaults, numbers: n.rows.map(toNumber) };
   }
 
   /** Claims `number` for the tenant (or changes its setting); 'taken' when another tenant has it. */

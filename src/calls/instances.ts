@@ -9,11 +9,17 @@
 import type { Db } from '../db/db.js';
 import type { Logger } from '../log.js';
 import { liveCallsOnInstance, type CallRow } from './repo.js';
+import { TERMINAL_STATUSES } from './types.js';
 
 /** The most calls of one dead instance ended per sweep (the rest on the next tick). */
 const SWEEP_BATCH = 500;
 
-export interface LostCallEnder { endLost(row: CallRow): Promise<void> }
+export interface LostCallEnder {
+  endLost(row: CallRow): Promise<void>;
+  /** the calls this instance drives, and how it stops one ended elsewhere (fencing, see fenceEnded) */
+  liveIds?(): string[];
+  fence?(callId: string): boolean;
+}
 
 export class EngineInstances {
   #timer?: NodeJS.Timeout;
@@ -25,7 +31,7 @@ export class EngineInstances {
   async start(): Promise<void> {
     this.#timer = setInterval(() => {
       if (this.#tick) return;
-      this.#tick = this.renew().then(() => this.sweep())
+      this.#tick = this.renew().then(() => this.fenceEnded()).then(() => this.sweep())
         .catch((err) => this.o.log.warn({ err }, 'engine liveness tick failed'))
         .finally(() => { this.#tick = undefined; });
     }, Math.max(250, (this.o.leaseSeconds * 1000) / 4));
@@ -35,6 +41,23 @@ export class EngineInstances {
 
   async renew(): Promise<void> {
     await this.o.db.query(`INSERT INTO engine_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()`, [this.o.instanceId]);
+  }
+
+  /**
+   * Stops the calls this instance still drives whose end another instance stored (it found this one gone, or
+   * silent to a command): the stored end stands, the call stops here. The bus tells the owner at once when it
+   * can; this check covers a message lost meanwhile. Returns how many were stopped.
+   */
+  async fenceEnded(): Promise<number> {
+    const ids = this.o.runner.liveIds?.() ?? [];
+    if (!ids.length || !this.o.runner.fence) return 0;
+    // an erased call has no row any more: it is over too
+    const r = await this.o.db.query<{ id: string }>(
+      `SELECT x.id FROM unnest($1::text[]) AS x(id) LEFT JOIN calls c ON c.id = x.id WHERE c.id IS NULL OR c.status = ANY($2::text[])`,
+      [ids, TERMINAL_STATUSES]);
+    let n = 0;
+    for (const { id } of r.rows) if (this.o.runner.fence(id)) { n += 1; this.o.log.warn({ call_id: id }, 'a call ended by another instance was stopped here'); }
+    return n;
   }
 
   /** Ends the live calls of instances not seen for the lease; returns how many calls were ended. */

@@ -17,6 +17,8 @@ export interface CallRow {
   extracted_data: Record<string, string | number> | null; actions_triggered: Array<{ type: string; status: string }> | null;
   human_escalation: boolean; recording_path: string | null; carrier_status: string | null;
   disclosure_delivered_at: Date | string | null;
+  /** written when the call ends (migration 062); absent on rows read before it */
+  summary?: string | null;
   /** outbound or inbound; to_number is the lead's number either way (the callee, or the caller), line_number ours */
   direction?: CallDirection; line_number?: string | null;
 }
@@ -35,6 +37,7 @@ export function toRecord(row: CallRow, recordingUrl: (id: string) => string | nu
     actions_triggered: row.actions_triggered, human_escalation: row.human_escalation,
     recording_url: row.recording_path ? recordingUrl(row.id) : null,
     disclosure_delivered_at: iso(row.disclosure_delivered_at ?? null), carrier_status: row.carrier_status ?? null,
+    summary: row.summary ?? null,
   };
 }
 
@@ -78,8 +81,10 @@ export async function liveCallsOnInstance(q: Queryable, instanceId: string, limi
 }
 
 /** The id of a call already made for the lead, if any (a lead is called once). */
-export async function callOfLead(q: Queryable, tenantId: string, leadId: string): Promise<string | undefined> {
-  return (await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 LIMIT 1', [tenantId, leadId])).rows[0]?.id;
+/** A call of the lead placed at or after `since` (a job's creation: an earlier call is not this job's, e.g. before a call-back). */
+export async function callOfLead(q: Queryable, tenantId: string, leadId: string, since?: Date): Promise<string | undefined> {
+  return (await q.query<{ id: string }>('SELECT id FROM calls WHERE tenant_id = $1 AND lead_id = $2 AND ($3::timestamptz IS NULL OR created_at >= $3) LIMIT 1',
+    [tenantId, leadId, since ?? null])).rows[0]?.id;
 }
 
 /** The lead's last call (either way) with what it extracted: what a call back already knows. */
@@ -141,14 +146,14 @@ export class CallRepo {
 
   async saveOutcome(tenantId: string, id: string, o: {
     metrics: CallMetrics; extracted: Record<string, string | number>; actions: Array<{ type: string; status: string }>;
-    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null;
+    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null; summary?: string | null;
   }): Promise<void> {
     await this.db.query(
       `UPDATE calls SET metrics = $3::jsonb, extracted_data = $4::jsonb, actions_triggered = $5::jsonb,
-         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, updated_at = now()
+         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, summary = $9, updated_at = now()
        WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath,
-        o.disclosureDeliveredAt]);
+        o.disclosureDeliveredAt, o.summary ?? null]);
   }
 
   /** What the carrier said of the call (its status, error code, hang-up cause). */

@@ -5,6 +5,8 @@
  * webhook outbox row, after the outcome (metrics, extracted data, actions, recording) is stored; then the status
  * item is announced and onCallEnded told.
  */
+import { scheduleCallback } from '../leads/callback.js';
+import { summaryOf } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
 import { dtmfFrames } from '../carriers/dtmf.js';
@@ -229,9 +231,10 @@ export class CallRunner implements CallRunnerPort {
         if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again
-      optOut: () => {
+      // the DND row keeps how (source keypad_opt_out / spoken_opt_out) and when (created_at)
+      optOut: (source) => {
         if (!/^\+[1-9]\d{6,14}$/.test(row.to_number)) return; // a browser caller has no number to block
-        addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored'));
+        addToDnd(this.d.db, row.tenant_id, row.to_number, `${source}_opt_out`).catch((err) => log.warn({ err }, 'opt-out not stored'));
       },
     });
     return session;
@@ -249,7 +252,7 @@ export class CallRunner implements CallRunnerPort {
    * `lastActivityAt`: a call ended by another instance counts its duration up to then (endLost).
    */
   async #finish(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string,
-    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string } = {}): Promise<void> {
+    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; onEnded?: () => void } = {}): Promise<void> {
     const { session, lastActivityAt } = o;
     const ledger = session?.ledger;
     const keep = <T>(write: () => Promise<T>) => outageBufferOf(this.d.db).keep(callKey(row.id), write);
@@ -258,10 +261,17 @@ export class CallRunner implements CallRunnerPort {
       return null;
     }) : null;
     if (ledger) {
+      const summary = summaryOf({ extracted: ledger.extracted, endedReason: reason, humanEscalation: ledger.humanEscalation,
+        booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)) });
       await keep(() => this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
-        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath }));
+        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary }));
     }
     if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
+    // the callee asked to be called back: the lead gets a call job due then (the dialog kept it inside calling hours)
+    const callbackAt = typeof ledger?.extracted.callback_at === 'string' ? new Date(ledger.extracted.callback_at) : undefined;
+    if (reason === 'callback_requested' && row.lead_id && callbackAt && !Number.isNaN(callbackAt.getTime())) {
+      await keep(() => scheduleCallback(this.d.db, row.tenant_id, row.lead_id!, callbackAt)).catch((err) => this.d.log.warn({ err, call_id: row.id }, 'call-back not scheduled'));
+    }
     // With a webhook the outbox row commits with the status; without one the move is a plain (batched) statement.
     const also = row.webhook_url || lastActivityAt ? async (tx: Queryable) => {
       if (lastActivityAt) await setDurationUntil(tx, row.tenant_id, row.id, lastActivityAt);
@@ -272,6 +282,7 @@ export class CallRunner implements CallRunnerPort {
     } : undefined;
     const moved = await keep(() => transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, also));
     if (!moved) return;
+    o.onEnded?.();
     if (row.webhook_url) this.d.onEnqueued();
     this.d.events.announce(moved.item);
     this.d.calls.notifyEnded({ id: row.id, tenant_id: row.tenant_id, status: to, ended_reason: reason, campaign_id: row.campaign_id });
@@ -286,6 +297,35 @@ export class CallRunner implements CallRunnerPort {
     if (this.live.has(row.id)) return; // ours after all
     await this.#finish(row, row.status, 'failed', 'instance_lost', { lastActivityAt: await lastActivityAt(this.d.db, row) });
   }
+
+  /**
+   * Ends a call in storage that this instance does not drive (its owner is gone or did not answer a command):
+   * from a status not yet answered to canceled, from in_progress to completed, the usual way (transition, status
+   * item, call.completed in the same transaction, listeners). False when it was over already or moved meanwhile.
+   */
+  async endInStorage(row: CallRow, reason: string): Promise<boolean> {
+    const pre: CallStatus[] = ['queued', 'scheduled', 'dialing', 'ringing'];
+    const answered = !pre.includes(row.status);
+    let ended = false;
+    await this.#finish(row, answered ? 'in_progress' : pre, answered ? 'completed' : 'canceled', reason,
+      { lastActivityAt: await lastActivityAt(this.d.db, row), onEnded: () => { ended = true; } });
+    return ended;
+  }
+
+  /**
+   * Another instance ended this call in storage (fencing): the call stops here, its recording is closed, and its
+   * end (status, webhook) is the stored one: this runner's own end is refused by the conditional transition.
+   */
+  fence(callId: string): boolean {
+    const l = this.live.get(callId);
+    if (!l) return false;
+    l.endReason = 'ended_elsewhere';
+    if (l.session) l.session.hangup('ended_elsewhere'); else l.dial.abort();
+    return true;
+  }
+
+  /** The ids of the calls this instance drives (the liveness tick checks they were not ended elsewhere). */
+  liveIds(): string[] { return [...this.live.keys()]; }
 
   async close(): Promise<void> {
     outageBufferOf(this.d.db).close(); // shutting down during an outage: what waits for the database is given up

@@ -19,6 +19,7 @@ import { callingHoursGate } from '../leads/gates.js';
 import { calleeTimeZone, zonesFor } from '../leads/phone.js';
 import { CallRepo, toRecord, type CallRow } from './repo.js';
 import { callerKnown, InboundRouting } from './inbound.js';
+import type { CallCommands } from './commands.js';
 import { transition } from './lifecycle.js';
 import type { AgentSnapshot, CallCompliance, CallRecord, CallStatus, DispatchInput, ListFilters } from './types.js';
 import { isTerminal } from './types.js';
@@ -30,7 +31,12 @@ export interface CallRunnerPort {
   hangup(callId: string, reason: string): boolean;
   /** true when the call lives on this instance and the agent was stopped */
   transfer(callId: string, target: string): Promise<boolean>;
+  /** ends a call this instance does not drive in storage (with its webhook); false when it was over or moved */
+  endInStorage?(row: CallRow, reason: string): Promise<boolean>;
 }
+
+/** How long an owner waits for a call it hangs up to store its end before answering, ms. */
+const END_WAIT_MS = 10_000;
 
 /** A call that reached its final status on this instance. */
 export interface EndedCall { id: string; tenant_id: string; status: CallStatus; ended_reason: string | null; campaign_id: string | null }
@@ -67,6 +73,7 @@ export class CallService {
   clock: () => Date = () => new Date();
   readonly #ended = new EventEmitter();
   #runner?: CallRunnerPort;
+  #commands?: CallCommands;
   /** Dispatches arriving while a batch is in flight go together: one statement and one commit (src/db/functions/dispatch_calls.sql). */
   readonly #dispatches: Batcher<DispatchItem, DispatchResult>;
   constructor(private readonly o: CallServiceOptions) {
@@ -189,7 +196,7 @@ export class CallService {
       conversation_id: out.o_conversation_id, lead_id: input.lead_id ?? null, campaign_id: input.campaign_id ?? null,
       carrier_call_id: null, instance_id: this.o.instanceId, scenario: input.scenario ?? null, created_at: out.o_created_at!,
       answered_at: null, ended_at: null, duration_seconds: null, metrics: null, extracted_data: null, actions_triggered: null,
-      human_escalation: false, recording_path: null, carrier_status: null, disclosure_delivered_at: null,
+      human_escalation: false, recording_path: null, carrier_status: null, disclosure_delivered_at: null, summary: null,
     };
     return row;
   }
@@ -226,7 +233,7 @@ export class CallService {
    * `browser` too, and spoken times are read in the zone the page gave (else UTC). Refusals are thrown.
    */
   async acceptBrowser(tenantId: string, o: { timeZone?: string }): Promise<CallRow> {
-    const { defaults } = await this.inbound.list(tenantId);
+    const defaults = await this.inbound.defaults(tenantId);
     const timezone = o.timeZone ?? 'UTC';
     const input: DispatchInput = {
       to: BROWSER_LINE, agent_id: defaults.agent_id ?? 'default', context: { direction: 'inbound', channel: BROWSER_LINE },
@@ -277,44 +284,80 @@ export class CallService {
     return r.rows.map((x) => ({ ...x, at: new Date(x.at).toISOString() }));
   }
 
+  /**
+   * The commands this service answers as a call's owner (src/calls/commands.ts): `end` (hang-up and erasure: the
+   * runner hangs up and the end is awaited until stored), `transfer`. Any instance then sends them to the owner.
+   */
+  attachCommands(commands: CallCommands): void {
+    this.#commands = commands;
+    commands.handle('end', async (id, c) => ({ live: await this.#endHere(id, String(c.reason), Number(c.wait_ms ?? END_WAIT_MS)) }));
+    commands.handle('transfer', async (id, c) => ({ live: await (this.#runner?.transfer(id, String(c.target)) ?? Promise.resolve(false)) }));
+  }
+
+  /** The command channel to calls' owners (undefined before the engine attached it). */
+  get commands(): CallCommands | undefined { return this.#commands; }
+
   /** Ends the call: a live call is hung up (ends as completed/hangup_api); one not yet answered is canceled. */
   async hangup(tenantId: string, id: string): Promise<CallRecord> {
     const row = await this.repo.get(tenantId, id);
     if (!row) throw new ApiError('not_found', 'call not found');
     if (isTerminal(row.status)) throw new ApiError('conflict', `call has already ended (${row.status})`);
-    if (!this.#runner?.hangup(id, 'hangup_api')) {
-      // not driven by this process (or not started): end it in storage so it frees its slot
-      const pre: CallStatus[] = ['queued', 'scheduled', 'dialing', 'ringing'];
-      const moved = pre.includes(row.status)
-        ? await transition(this.o.db, tenantId, id, pre, 'canceled', 'hangup_api')
-        : await transition(this.o.db, tenantId, id, 'in_progress', 'completed', 'hangup_api');
-      if (moved) this.o.events.announce(moved.item);
-    }
+    await this.#end(tenantId, id, 'hangup_api');
     return this.get(tenantId, id);
   }
 
   /**
-   * Ends calls that are not over yet with `reason` (privacy erasure: 'erased'), the way hangup() does: a call this
-   * instance drives is hung up by its runner (carrier hang-up, outcome, webhook) and awaited until its end is
-   * stored (at most `waitMs`); any other (another instance's, or one the runner no longer holds) is ended in storage,
-   * since no path reaches a call session on another instance. Returns the ids that were ended.
+   * Ends calls that are not over yet with `reason` (privacy erasure: 'erased'), the way hangup() does: each goes to
+   * its owner, whose runner hangs it up (carrier hang-up, outcome, webhook) and answers once its end is stored;
+   * a call whose owner is gone or does not answer within its lease is ended in storage. Returns the ids ended.
    */
-  async endCalls(tenantId: string, ids: string[], reason: string, waitMs = 10_000): Promise<string[]> {
+  async endCalls(tenantId: string, ids: string[], reason: string): Promise<string[]> {
     const ended: string[] = [];
-    await Promise.all(ids.map(async (id) => {
-      const waited = this.#runner ? this.#endedOnce(id, waitMs) : undefined;
-      if (waited && this.#runner!.hangup(id, reason) && await waited.promise) { ended.push(id); return; }
-      waited?.cancel();
-      const row = await this.repo.get(tenantId, id);
-      if (!row || isTerminal(row.status)) { if (row) ended.push(id); return; }
-      const pre: CallStatus[] = ['queued', 'scheduled', 'dialing', 'ringing'];
-      const moved = pre.includes(row.status)
-        ? await transition(this.o.db, tenantId, id, pre, 'canceled', reason)
-        : await transition(this.o.db, tenantId, id, 'in_progress', 'completed', reason);
-      if (moved) this.o.events.announce(moved.item);
-      ended.push(id);
-    }));
+    await Promise.all(ids.map(async (id) => { if (await this.#end(tenantId, id, reason)) ended.push(id); }));
     return ended;
+  }
+
+  /** True once the call is over: by its owner's hang-up, or ended in storage (and fenced) when that fails. */
+  async #end(tenantId: string, id: string, reason: string): Promise<boolean> {
+    const sent = this.#commands
+      ? await this.#commands.send(tenantId, id, { type: 'end', reason, wait_ms: END_WAIT_MS })
+      : { delivered: true as const, owner: this.o.instanceId, result: { live: await this.#endHere(id, reason, END_WAIT_MS) } };
+    if (!sent.delivered && sent.why === 'not_found') return false;
+    if (sent.delivered && (sent.result as { live?: boolean } | null)?.live) return true;
+    // not run by a live owner (gone, silent, or it does not hold the call): ended in storage, the owner fenced
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const row = await this.repo.get(tenantId, id);
+      if (!row) return false;
+      if (isTerminal(row.status)) return true;
+      const ended = this.#runner?.endInStorage
+        ? await this.#runner.endInStorage(row, reason)
+        : await this.#endRowPlain(row, reason);
+      if (ended) {
+        if (row.instance_id && row.instance_id !== this.o.instanceId) this.o.log.warn({ call_id: id, owner: row.instance_id, why: sent.delivered ? 'not_live' : sent.why }, 'a call was ended in storage: its instance did not end it');
+        await this.#commands?.fence(row.instance_id, id);
+        return true;
+      }
+    }
+    return isTerminal((await this.repo.get(tenantId, id))?.status ?? 'completed');
+  }
+
+  /** Without a runner (a service built for reads): the status move alone. */
+  async #endRowPlain(row: CallRow, reason: string): Promise<boolean> {
+    const pre: CallStatus[] = ['queued', 'scheduled', 'dialing', 'ringing'];
+    const moved = pre.includes(row.status)
+      ? await transition(this.o.db, row.tenant_id, row.id, pre, 'canceled', reason)
+      : await transition(this.o.db, row.tenant_id, row.id, 'in_progress', 'completed', reason);
+    if (moved) this.o.events.announce(moved.item);
+    return moved !== undefined;
+  }
+
+  /** On the owner: hangs the call up and waits (at most `waitMs`) until its end is stored; false when not live here. */
+  async #endHere(id: string, reason: string, waitMs: number): Promise<boolean> {
+    if (!this.#runner) return false;
+    const waited = this.#endedOnce(id, waitMs);
+    if (this.#runner.hangup(id, reason) && await waited.promise) return true;
+    waited.cancel();
+    return false;
   }
 
   /** Resolves true when this instance stores the end of call `id`, false after `ms`. */
@@ -330,6 +373,13 @@ export class CallService {
     return { promise, cancel: () => { clearTimeout(timer); this.#ended.off('ended', listener); } };
   }
 
+  /** The owner's runner bridges the call (false: not live anywhere); an error the owner met is thrown here. */
+  async #transferOnOwner(tenantId: string, id: string, target: string): Promise<boolean> {
+    if (!this.#commands) return this.#runner?.transfer(id, target) ?? false;
+    const sent = await this.#commands.send(tenantId, id, { type: 'transfer', target });
+    return sent.delivered && Boolean((sent.result as { live?: boolean } | null)?.live);
+  }
+
   /** Carrier transfer to a human: handoff of the conversation, 'transfer' item, the agent stops speaking. */
   async transfer(tenantId: string, id: string, req: { target?: string; by: string }) {
     const row = await this.repo.get(tenantId, id);
@@ -338,7 +388,7 @@ export class CallService {
     // marked first, conditionally: a call ending meanwhile answers 409 instead of an escalation after its webhook
     if (!(await this.repo.markEscalated(tenantId, id))) throw new ApiError('conflict', 'call has already ended');
     const target = req.target ?? 'operator';
-    const live = await (this.#runner?.transfer(id, target) ?? Promise.resolve(false));
+    const live = await this.#transferOnOwner(tenantId, id, target);
     const reason = req.target ? `transfer to ${req.target} requested` : 'transfer to a human requested';
     const conv = row.conversation_id ? await new ConversationRepo(this.o.db).requestHandoff(tenantId, row.conversation_id, reason) : undefined;
     const item = await this.o.events.publish(tenantId, id, { type: 'transfer', target, by: req.by });

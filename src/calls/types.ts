@@ -1,4 +1,5 @@
 /** The public shape of a call and the inputs of the call engine (deps.calls). */
+import type { KnowledgeEntry } from '../dialog/knowledge.js';
 import type { AgentRuntimeSettings, QualifyStep } from '../repos/agents.js';
 
 export const CALL_STATUSES = [
@@ -33,6 +34,8 @@ export interface AgentSnapshot extends AgentRuntimeSettings {
   transfer_number?: string | null;
   /** the agent's qualify script as written, when it is text: instructions for a language model */
   qualify_text?: string | null;
+  /** the agent's knowledge base at dispatch (src/dialog/knowledge.ts) */
+  knowledge?: KnowledgeEntry[];
   /** what the caller's keys do (src/calls/keypad.ts); none: every key is input to the dialog */
   keypad?: Keypad | null;
 }
@@ -131,6 +134,8 @@ export interface CallRecord {
   disclosure_delivered_at: string | null;
   /** the carrier's own word for how the call went (status, error code, hang-up cause); null in the simulator */
   carrier_status: string | null;
+  /** a few sentences on the call (who, what they want, budget, next step, open questions); null until it ends */
+  summary: string | null;
   /** set when the call was marked transactional (null otherwise) */
   compliance?: CallCompliance | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;

@@ -83,6 +83,11 @@ export interface LiveCarrierContext {
   log: Logger;
   /** where the carrier reaches us, ending in /v1 (PUBLIC_BASE_URL) */
   publicBaseUrl: string;
+  /**
+   * where the carrier reaches this instance itself, ending in /v1 (INSTANCE_PUBLIC_URL, else PUBLIC_BASE_URL): the
+   * media socket's address in answers, so a call's audio reaches the instance that runs it behind a balancer
+   */
+  mediaBaseUrl?: string;
   /** this engine's media capabilities: each call's stream proves itself with one (single use) */
   capabilities: CallCapabilities;
   /** hands a started media stream to its call; false = not a call of this instance (the codec closes it, 1008) */

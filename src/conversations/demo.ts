@@ -135,7 +135,9 @@ export class DemoConversations {
       pool.analyze(pcm, decoded.rateHz, {
         turnDetectionTimeoutMs: agent.turn_detection_timeout_ms, interruptionSensitivity: agent.interruption_sensitivity,
       }),
-      this.o.adapters.stt.transcribe(pcm, { language: agent.language, sampleRateHz: decoded.rateHz, hint: await this.#listening(conv.id) }).catch(sttProblem),
+      // a whole recording is transcribed at once: its deadline grows with its length (a live provider's too)
+      this.o.adapters.stt.transcribe(pcm, { language: agent.language, sampleRateHz: decoded.rateHz, hint: await this.#listening(conv.id),
+        timeoutMs: (this.o.adapters.timeoutMs ?? 3000) + decoded.durationMs }).catch(sttProblem),
     ]);
     const simulated = this.o.adapters.modes.stt === 'in_process';
     const caller = {

@@ -95,3 +95,55 @@ export function stepsFromText(text: string): DerivedStep[] {
   }
   return steps;
 }
+
+/** The question the agent asks for a topic an instruction names ("budget", "a good time for a site visit"). */
+const TOPICS: Array<[field: string, pattern: RegExp, question: string]> = [
+  ['customer_name', /\b(name|who (?:they|he|she) (?:is|are))\b/i, 'May I have your name, please?'],
+  ['intent', /\b(intent|requirements?|needs?|looking for|what (?:they|he|she) (?:want|need)s?|interest|property type|kind of (?:home|property|flat|house))\b/i, 'What are you looking for today?'],
+  ['budget', /\b(budget|price range|spend|afford)\b/i, 'What budget do you have in mind?'],
+  ['scheduled_slot', /\b(call[- ]?back|call (?:them|him|her) back)\b/i, 'When would be a good time to call you back?'],
+  ['scheduled_slot', /\b(visit|appointment|meeting|time|slot|when|availability|schedule)\b/i, 'When would suit you for a site visit?'],
+];
+/** Instruction words before a list of topics: "Ask about", "Find out", "Collect", "Get their", "Confirm"… */
+const INSTRUCTION = /\b(?:ask(?: (?:them|him|her|the (?:caller|customer|lead)))?(?: (?:about|for|regarding))?|find out(?: about)?|collect|get(?: their)?|gather|confirm|check|learn|note|capture|enquire about|inquire about|qualify (?:on|by))\s+(.+)$/i;
+
+/** what an instruction may name that is no topic ("Ask nothing.") */
+const NO_TOPIC = /^(?:nothing|anything|everything|questions?|no questions?|them|it|that|this)$/i;
+
+/** A custom topic as a question: "their move-in date" -> "Could you tell me about your move-in date?" */
+function topicQuestion(topic: string): string {
+  const t = topic.replace(/\btheir\b/gi, 'your').replace(/\bthey\b/gi, 'you').replace(/\bthem\b/gi, 'you').trim();
+  return `Could you tell me about ${/^(?:your|the|a|an)\b/i.test(t) ? t : `your ${t}`}?`;
+}
+
+/**
+ * Steps from plain instructions that ask no question ("Ask about budget, intent and a good time for a site visit."):
+ * each topic an instruction names, in order, becomes a step: a known field with its usual question, anything else
+ * a free question of its own. A language model reads the text itself; this is what the scripted engine asks.
+ */
+export function stepsFromTopics(text: string): DerivedStep[] {
+  const steps: DerivedStep[] = [];
+  const used = new Set<string>();
+  for (const sentence of text.split(/(?<=[.!;])\s+|\r?\n/)) {
+    const m = INSTRUCTION.exec(sentence.trim().replace(/[.!;:]+$/, ''));
+    if (!m) continue;
+    for (const raw of m[1].split(/,\s*(?:and\s+|or\s+)?|\s+(?:and|or|as well as|plus)\s+/i)) {
+      const topic = raw.replace(/^(?:their|the|a|an|about|for|whether)\s+/i, '').trim();
+      if (!/\p{L}/u.test(topic) || NO_TOPIC.test(topic) || steps.length >= MAX_TEXT_STEPS) continue;
+      const known = TOPICS.find(([, re]) => re.test(topic));
+      const field = known ? known[0] : fieldFromWords(topic);
+      if (used.has(field)) continue;
+      used.add(field);
+      steps.push({ field, question: known ? known[2] : topicQuestion(raw.trim()) });
+    }
+  }
+  return steps;
+}
+
+/** The steps a text script yields: its questions, else the topics its instructions name, else the default four. */
+export function stepsOfScriptText(text: string, defaults: DerivedStep[]): DerivedStep[] {
+  const asked = stepsFromText(text);
+  if (asked.length) return asked;
+  const topics = stepsFromTopics(text);
+  return topics.length ? topics : defaults;
+}

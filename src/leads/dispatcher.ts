@@ -16,7 +16,7 @@ import { checkCallGates } from './gates.js';
 import { LeadRepo, type LeadCallStatus, type LeadRow } from './lead_repo.js';
 import type { LeadCallPort } from './types.js';
 
-export interface Job { id: number; tenant_id: string; lead_id: string }
+export interface Job { id: number; tenant_id: string; lead_id: string; created_at?: Date | string }
 
 /** Retryable engine refusals (concurrency) wait this long before the next attempt, ms. */
 export const RETRY_DELAY_MS = 30_000;
@@ -40,7 +40,7 @@ export class LeadDispatcher {
        WHERE id IN (SELECT id FROM lead_call_jobs
          WHERE (status = 'pending' AND due_at <= $1) OR (status = 'claimed' AND claimed_at < now() - make_interval(secs => $3))
          ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-       RETURNING id, tenant_id, lead_id`, [this.o.clock(), this.o.instanceId, this.o.leaseSeconds, limit]);
+       RETURNING id, tenant_id, lead_id, created_at`, [this.o.clock(), this.o.instanceId, this.o.leaseSeconds, limit]);
     return r.rows.map((j) => ({ ...j, id: Number(j.id) }));
   }
 
@@ -65,7 +65,7 @@ export class LeadDispatcher {
       return { ...lead, call_id: c.callId ?? lead.call_id, call_status: c.status, call_reason: c.reason, scheduled_for: c.scheduledFor?.toISOString() ?? null };
     };
     if (recheck) {
-      const existing = await callOfLead(this.o.db, job.tenant_id, lead.id);
+      const existing = await callOfLead(this.o.db, job.tenant_id, lead.id, job.created_at ? new Date(job.created_at) : undefined);
       if (existing) {
         await this.#finish(job, 'done', null);
         return set({ callId: existing, status: 'dispatched', reason: null });

@@ -58,13 +58,17 @@ export class PrivacyService {
    * events for it, so its end is stored before its rows are deleted. A call that starts meanwhile is ended too
    * (ERASE_ROUNDS passes); without `endCalls` a live call answers 409 as before.
    */
-  async erase(tenant: string, hash: string, actor: string, o: { endCalls?: (ids: string[]) => Promise<string[]> } = {}): Promise<EraseResult> {
+  async erase(tenant: string, hash: string, actor: string, o: {
+    endCalls?: (ids: string[]) => Promise<string[]>;
+    /** after the commit: the erased calls, so every instance deletes the recordings it wrote for them */
+    erasedCalls?: (ids: string[]) => Promise<void>;
+  } = {}): Promise<EraseResult> {
     const endedCalls = new Set<string>();
     for (let round = 1; ; round++) {
       const live = await this.#liveCalls(this.o.db, tenant, hash);
       if (live.length && o.endCalls) for (const id of await o.endCalls(live)) endedCalls.add(id);
       try {
-        return await this.#eraseNow(tenant, hash, actor, [...endedCalls]);
+        return await this.#eraseNow(tenant, hash, actor, [...endedCalls], o.erasedCalls);
       } catch (err) {
         if (!(err instanceof LiveCallsLeft) || !o.endCalls || round >= ERASE_ROUNDS) {
           if (err instanceof LiveCallsLeft) throw conflict('the subject has a call in progress; erase once it has ended', { retryable: true, active_calls: err.n });
@@ -80,12 +84,14 @@ export class PrivacyService {
     return liveCallIds(db, tenant, scope.calls);
   }
 
-  async #eraseNow(tenant: string, hash: string, actor: string, endedCalls: string[]): Promise<EraseResult> {
+  async #eraseNow(tenant: string, hash: string, actor: string, endedCalls: string[], erasedCalls?: (ids: string[]) => Promise<void>): Promise<EraseResult> {
     const files: string[] = [];
     const orphans: string[] = [];
+    const callIds: string[] = [];
     const result = await this.o.db.transaction(async (tx) => {
       const tables = await existingTables(tx);
       const scope = await resolveScope(tx, tables, tenant, hash);
+      callIds.push(...scope.calls);
       if (this.o.recordings) for (const id of scope.calls) orphans.push(this.o.recordings.pathOf(id));
       // a live call has a session writing events for it: it is ended (erase) before its rows go
       const live = (await liveCallIds(tx, tenant, scope.calls)).length;
@@ -116,6 +122,7 @@ export class PrivacyService {
         if (err.code !== 'ENOENT') this.o.log.warn({ code: err.code, audit_id: result.audit_id }, 'recording file could not be deleted');
       });
     }
+    await erasedCalls?.(callIds).catch((err) => this.o.log.warn({ err, audit_id: result.audit_id }, 'other instances could not be told of the erasure'));
     return result;
   }
 

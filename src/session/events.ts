@@ -85,8 +85,8 @@ export type SessionAction =
   | { type: 'DisclosureDelivered' }
   | { type: 'Escalate'; reason: string }
   | { type: 'Transfer'; target: string }
-  /** the caller asked by key never to be called again: their number goes on the do-not-disturb list */
-  | { type: 'OptOut' }
+  /** the caller asked (by key, or in words the dialog understood) never to be called again: their number goes on the do-not-disturb list */
+  | { type: 'OptOut'; source: 'keypad' | 'spoken' }
   | { type: 'EndCall'; reason: string };
 
 export interface SessionSettings {

@@ -113,6 +113,8 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
       if (s.reply?.id !== input.replyId) break;
       s.reply.done = true;
       s.reply.ending = input.ending;
+      // asked by voice never to be called again: honoured at once, even if the goodbye is cut or the line drops
+      if (input.ending?.kind === 'end_call' && input.ending.reason === 'opted_out') out.push({ type: 'OptOut', source: 'spoken' });
       break;
 
     case 'PlayoutDrained':
@@ -287,7 +289,7 @@ function onKeys(s: SessionState, out: SessionAction[], k: KeyDecision): void {
     case 'opt_out':
       // stored at once; the caller then hears it was honoured (a hang-up during the line changes nothing)
       cutCurrent(s, out);
-      out.push({ type: 'OptOut' });
+      out.push({ type: 'OptOut', source: 'keypad' });
       s.endAtMs = undefined;
       s.endReason = 'opted_out';
       startReply(s, out, 'farewell', '');

@@ -7,7 +7,7 @@
  * Records where each sentence's audio sits, so a cut reply keeps only what was heard.
  */
 import { pushable } from 'it-pushable';
-import { AdapterError, type DialogAdapter, type DialogEvent, type DialogTurnRequest, type TextToSpeechAdapter, type ToolOutcome } from '../adapters/types.js';
+import { AdapterError, type DialogAdapter, type DialogEvent, type DialogTurnRequest, type ListenHint, type TextToSpeechAdapter, type ToolOutcome } from '../adapters/types.js';
 import { FRAME_MS } from '../audio/index.js';
 import { MulawFramer } from '../media/mulaw_framer.js';
 import { SentenceChunker } from './chunker.js';
@@ -27,6 +27,8 @@ export interface ReplyPorts {
   entity(key: string, value: string | number): void;
   /** runs a tool, records it on the call, and gives its outcome (a model continues with it) */
   tool(tool: string, args: Record<string, string>): Promise<ToolOutcome>;
+  /** what the agent now waits to hear (the dialog's listen hint): steers a grammar recogniser for the next turn */
+  listen?(hint: ListenHint): void;
   /** wall clock (ms) for the latency split */
   now(): number;
   /** hold every sentence until the model finished the reply (sentence streaming off: only to measure it) */
@@ -77,6 +79,7 @@ export async function runReply(ports: ReplyPorts, source: ReplySource, signal: A
       if (inner.signal.aborted) break;
       if (ev.type === 'entity') ports.entity(ev.key, ev.value);
       else if (ev.type === 'tool_call') await ports.tool(ev.tool, ev.arguments);
+      else if (ev.type === 'listen') ports.listen?.(ev.hint);
       else if (ev.type === 'escalate' || ev.type === 'end_call') out.ending = { kind: ev.type, reason: ev.reason };
       else if (ev.type === 'text' && ev.text) {
         out.firstTextAt ??= ports.now();

@@ -45,8 +45,8 @@ export interface SessionPorts {
   log: Logger;
   /** performs a transfer to a human (the carrier's); the session has already stopped talking */
   transfer?(target: string): Promise<void>;
-  /** the caller opted out by key: their number goes on the do-not-disturb list */
-  optOut?(): void;
+  /** the caller opted out (by key or by voice): their number goes on the do-not-disturb list */
+  optOut?(source: 'keypad' | 'spoken'): void;
   /** wall clock, ms (tests drive it by hand) */
   clock?: () => number;
   /** told every input and what the machine decided (traces, tests) */
@@ -181,7 +181,7 @@ export class CallSession {
       case 'DisclosureDelivered': this.ledger.disclosureDeliveredAt = new Date(); break;
       case 'Escalate': this.ledger.humanEscalation = true; this.p.out.escalated(a.reason); break;
       case 'Transfer': this.#transfer(a.target); break;
-      case 'OptOut': this.p.optOut?.(); break;
+      case 'OptOut': this.p.optOut?.(a.source); break;
       case 'EndCall': this.#finish(a.reason); break;
     }
   }
@@ -210,6 +210,7 @@ export class CallSession {
       },
       entity: (k, v) => { this.ledger.extracted[k] = v; this.p.out.entity(k, v); },
       tool: (tool, args) => this.p.out.tool(tool, args),
+      listen: (hint) => this.#stt.expect?.(hint),
     }, source, r.controller.signal, r.outcome).then((o) => {
       r.done = true;
       if (o.fallback) this.ledger.fallbacks++;
@@ -225,7 +226,8 @@ export class CallSession {
       callId: this.c.callId, context: this.c.context, tools: this.c.tools, history: [...this.ledger.history], callerText,
       extracted: { ...this.ledger.extracted }, now: new Date().toISOString(),
       agent: { role: this.c.agent.role, language: this.c.language, disclosure_script: this.c.agent.disclosure_script, qualify_script: this.c.agent.qualify_script,
-        ...(this.c.agent.qualify_text ? { qualify_text: this.c.agent.qualify_text } : {}) },
+        ...(this.c.agent.qualify_text ? { qualify_text: this.c.agent.qualify_text } : {}),
+        ...(this.c.agent.knowledge?.length ? { knowledge: this.c.agent.knowledge } : {}) },
     };
   }
 

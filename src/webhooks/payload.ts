@@ -1,5 +1,6 @@
 /**
- * The call.completed body: exactly the contract's fields, plus status, ended_reason and disclosure_delivered_at; a
+ * The call.completed body: exactly the contract's fields, plus status, ended_reason, disclosure_delivered_at and
+ * summary; a
  * call that came in also says so (direction, and the numbers: from the lead, to ours).
  */
 import type { CallRecord } from '../calls/types.js';
@@ -22,6 +23,8 @@ export interface CallCompletedPayload {
   ended_reason: string | null;
   /** when the AI disclosure finished playing in full (null: it never did) */
   disclosure_delivered_at: string | null;
+  /** a few sentences on the call: who, what they want, budget, next step, open questions (null: none written) */
+  summary: string | null;
   /** only on a call that came in */
   direction?: 'inbound';
   from?: string | null;
@@ -53,6 +56,7 @@ export function callCompletedPayload(call: CallRecord, now = new Date()): CallCo
     status: call.status,
     ended_reason: call.ended_reason,
     disclosure_delivered_at: call.disclosure_delivered_at,
+    summary: call.summary ?? null,
     ...(call.direction === 'inbound' ? { direction: 'inbound' as const, from: call.from, to: call.to } : {}),
   };
 }

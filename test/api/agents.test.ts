@@ -80,10 +80,15 @@ t.test('PATCH changes only the fields given', async (t) => {
   t.equal(bad.status, 400);
 });
 
-t.test('a text script must hold a question; its errors name the text form', async (t) => {
+// Issue 33: plain instructions ("Ask about budget, …") were refused with 400 "the text holds no question"; a script a
+// language model could follow is never refused now: its topics become the steps, or the default steps when it names none.
+t.test('a text script of plain instructions is accepted; its errors name the text form', async (t) => {
+  const plain = await api(srv.baseUrl, 'PUT', '/agents/plain', { token: admin, body: { qualify_script: 'Ask about budget, intent and a good time for a site visit.' } });
+  t.equal(plain.status, 201, JSON.stringify(plain.body));
+  t.same(plain.body.qualify_steps.map((s: { field: string }) => s.field), ['budget', 'intent', 'scheduled_slot']);
   const none = await api(srv.baseUrl, 'PUT', '/agents/noq', { token: admin, body: { qualify_script: 'Be nice. Ask nothing.' } });
-  t.equal(none.status, 400);
-  t.match(none.body.fields, [{ path: 'body.qualify_script', message: /no question/ }]);
+  t.equal(none.status, 201);
+  t.same(none.body.qualify_steps.map((s: { field: string }) => s.field), ['customer_name', 'intent', 'budget', 'scheduled_slot'], 'the default steps');
   const long = await api(srv.baseUrl, 'PUT', '/agents/long', { token: admin, body: { qualify_script: `${'x'.repeat(8000)}?` } });
   t.equal(long.status, 400);
   t.match(long.body.fields[0].message, /8000/);

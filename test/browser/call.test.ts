@@ -56,3 +56,21 @@ t.test('a visitor calls the agent, hears it, reads the transcript and hangs up',
   t.match(call, { status: 'completed', ended_reason: 'caller_hangup', to: 'browser' }, 'the hang-up ended the call');
   t.ok(call?.recording_url, 'recorded');
 });
+
+t.test('without AudioWorklet the page records and plays through a ScriptProcessor', async (t) => {
+  const context = await browser.newContext();
+  await context.grantPermissions(['microphone'], { origin });
+  // a browser without worklets (older ones, some embedded views)
+  await context.addInitScript(() => Object.defineProperty(BaseAudioContext.prototype, 'audioWorklet', { get: () => undefined }));
+  const { page, problems } = await watchedPage(context);
+  await page.goto(`${origin}/`);
+  await page.getByRole('button', { name: 'Call the agent' }).click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="call-played-ms"]')?.textContent) >= 500,
+    undefined, { timeout: 60_000, polling: 100 });
+  t.ok(await count(page, 'call-frames') >= 25, 'agent audio frames were received and played');
+  await page.locator('.msg.agent', { hasText: 'call' }).first().waitFor({ timeout: 60_000 });
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await page.getByRole('status').filter({ hasText: 'The call has ended.' }).waitFor();
+  t.same(problems, [], 'no script errors');
+  await context.close();
+});

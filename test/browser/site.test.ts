@@ -1,8 +1,8 @@
 /**
  * The public site in headless Chromium: the AI disclosure, a text turn, a microphone turn from a fake capture
  * device playing a corpus WAV, the simulator's tone speech, and reply audio when the service sends it.
- * The simulated speech-to-text decodes only the simulator's tone code: a human recording yields speech
- * segments and processingMs but an empty transcript, which is what is asserted for it.
+ * The offline grammar recogniser rejects speech outside its grammar (the corpus recording is read prose): it yields
+ * speech segments and processingMs but an empty transcript, which is what is asserted for it.
  */
 import t from 'tap';
 import type { Request } from 'playwright-core';
@@ -73,7 +73,7 @@ t.test('a microphone turn sends a WAV and shows segments, processingMs and what 
   t.ok(await segments.count() >= 1, 'the service found speech in the recording');
   t.match(await segments.first().textContent(), /^0\.\d\d – \d+\.\d\d s$/, 'the first segment starts near the beginning');
   t.match(await page.getByTestId('processing-ms').textContent(), /^\d+(\.\d)? ms$/);
-  t.equal(await page.getByTestId('heard').textContent(), 'no words recognised', 'the simulated STT hears no words in human speech');
+  t.equal(await page.getByTestId('heard').textContent(), 'no words recognised', 'speech outside the offline grammar is rejected, not forced onto a phrase');
   t.ok(await page.locator('.msg.caller', { hasText: 'microphone' }).count() === 1, 'the turn is in the conversation');
   await shot(page, 'site-microphone-turn');
   t.same(problems, []);

@@ -145,11 +145,25 @@ t.test('who may call, the limits, and refused legs', async (t) => {
     t.equal(ok.status, 201, `call ${i + 1}`);
     tokens.push(ok.body.token);
     await api(srv.baseUrl, 'POST', `/calls/${ok.body.call.id}/hangup`, { token: admin });
+    await waitForCallEnd(srv.baseUrl, ok.body.call.id, { authorization: `Bearer ${admin}` });
   }
   const refused = await api(srv.baseUrl, 'POST', '/browser-calls', { ...visitor, body: {} });
   t.match(refused, { status: 429, body: { code: 'rate_limited' } });
   t.ok(refused.headers.get('retry-after'), 'with Retry-After');
   await api(srv.baseUrl, 'POST', `/calls/${own.body.call.id}/hangup`, { token: admin });
+
+  // and an address has two calls going at most
+  const other = { headers: { 'x-forwarded-for': '203.0.113.8' } };
+  const going = [];
+  for (let i = 0; i < 2; i++) going.push((await api(srv.baseUrl, 'POST', '/browser-calls', { ...other, body: {} })).body);
+  tokens.push(...going.map((g) => g.token));
+  t.match(await api(srv.baseUrl, 'POST', '/browser-calls', { ...other, body: {} }), { status: 429, body: { detail: /at a time/ } }, 'a third while two go');
+  await api(srv.baseUrl, 'POST', `/calls/${going[0].call.id}/hangup`, { token: admin });
+  await waitForCallEnd(srv.baseUrl, going[0].call.id, { authorization: `Bearer ${admin}` });
+  const third = await api(srv.baseUrl, 'POST', '/browser-calls', { ...other, body: {} });
+  t.equal(third.status, 201, 'once one has ended');
+  tokens.push(third.body.token);
+  for (const id of [going[1].call.id, third.body.call.id]) await api(srv.baseUrl, 'POST', `/calls/${id}/hangup`, { token: admin });
 
   const log = logLines.join('');
   t.ok(log.includes('media refused'), 'the refusals are logged');

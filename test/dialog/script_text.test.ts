@@ -30,3 +30,19 @@ t.test('custom fields are unique and snake_case; a repeated known field keeps it
   t.same(stepsFromText('Just be nice. No questions here.'), []);
   t.same(stepsFromText('Ask them whether they have a home loan?'), [{ field: 'home_loan', question: 'Do you have a home loan?' }]);
 });
+
+// Issue 33: "Ask about budget, intent and a good time for a site visit." was refused (400, "the text holds no question").
+t.test('plain instructions: one step per topic they name, known topics with their usual question', async (t) => {
+  const { stepsFromTopics, stepsOfScriptText } = await import('../../src/dialog/script_text.js');
+  t.same(stepsFromTopics('Ask about budget, intent and a good time for a site visit.'), [
+    { field: 'budget', question: 'What budget do you have in mind?' },
+    { field: 'intent', question: 'What are you looking for today?' },
+    { field: 'scheduled_slot', question: 'When would suit you for a site visit?' },
+  ]);
+  t.same(stepsFromTopics('Be friendly. Find out their name, their requirement, their preferred location and whether they want a call back.').map((s) => s.field),
+    ['customer_name', 'intent', 'preferred_location', 'scheduled_slot']);
+  t.match(stepsFromTopics('Collect their preferred location.')[0], { question: 'Could you tell me about your preferred location?' });
+  const defaults = [{ field: 'customer_name', question: 'Name?' }];
+  t.same(stepsOfScriptText('Just be nice. Ask nothing.', defaults), defaults, 'no topic: the default steps, never a refusal');
+  t.same(stepsOfScriptText('What is your name? Ask about budget.', defaults).map((s) => s.field), ['customer_name'], 'questions win when there are some');
+});

@@ -47,14 +47,25 @@ t.test('names: the list, pronunciations where the dictionary lacks them, the lea
   t.not(g.key, base.key, 'a different hint is a different grammar');
 });
 
-t.test('the asked field weighs more; every field stays open (mixed initiative)', async (t) => {
+t.test('without a known asked field every field is open, several in one sentence (mixed initiative)', async (t) => {
+  for (const hint of [undefined, { asking: 'occupation', open: ['occupation', 'budget'] }]) {
+    const g = buildGrammar(hint);
+    const answer = rule(g.jsgf, 'answer');
+    t.match(answer, /<name_said>.*<amount_said>.*<slot_said>.*<need_said>.*<yesno>.*<i_person>.*<i_stop_calling>/);
+    t.match(g.jsgf, /<said> = .*<answer> \(\[and\] <answer>\)\*/, 'several answers in one sentence');
+  }
+});
+
+t.test('an asked field focuses the grammar on its answers, yes/no and the always-on intents', async (t) => {
   const g = buildGrammar({ asking: 'budget', open: ['budget', 'scheduled_slot'] });
   const answer = rule(g.jsgf, 'answer');
   t.match(answer, new RegExp(`/${WEIGHTS.asked}/ <amount_said>`));
-  t.match(answer, new RegExp(`/${WEIGHTS.open}/ <name_said>`));
-  t.match(answer, /<slot_said>.*<need_said>.*<yesno>.*<i_person>.*<i_stop_calling>/);
-  t.match(g.jsgf, /<said> = .*<answer> \(\[and\] <answer>\)\*/, 'several answers in one sentence');
-  t.match(buildGrammar({ open: [], yesNo: true }).jsgf, new RegExp(`/${WEIGHTS.asked}/ <yesno>`));
+  t.notMatch(answer, /<name_said>|<slot_said>/);
+  t.match(answer, /<yesno>.*<i_person>.*<i_not_interested>.*<i_stop_calling>.*<i_later>.*<i_who>.*<i_repeat>/);
+  t.notMatch(g.jsgf, /\(\[and\] <answer>\)\*/);
+  const yn = buildGrammar({ open: [], yesNo: true });
+  t.match(rule(yn.jsgf, 'answer'), new RegExp(`^<answer> = /${WEIGHTS.asked}/ <yesno>`));
+  t.not(yn.key, g.key);
 });
 
 t.test('rejection: garbage and filler alone are no answer; content survives', async (t) => {

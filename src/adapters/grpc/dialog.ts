@@ -8,7 +8,7 @@ import { streamWithDeadline } from '../deadline.js';
 type ValueMsg = { kind?: 'string_value' | 'number_value'; string_value?: string; number_value?: number };
 interface TurnMsg {
   call_id: string;
-  agent: { role: string; language: string; disclosure_script: string; qualify_script: { field: string; question: string }[] };
+  agent: { role: string; language: string; disclosure_script: string; qualify_script: { field: string; question: string }[]; knowledge?: { question: string; answer: string }[] };
   context: Record<string, string>;
   tools: string[];
   history: { role: string; text: string }[];
@@ -37,7 +37,8 @@ const fromValue = (v: ValueMsg | undefined): string | number => (v?.kind === 'nu
 function toTurnMsg(r: DialogTurnRequest): TurnMsg {
   return {
     call_id: r.callId,
-    agent: { role: r.agent.role, language: r.agent.language, disclosure_script: r.agent.disclosure_script, qualify_script: r.agent.qualify_script },
+    agent: { role: r.agent.role, language: r.agent.language, disclosure_script: r.agent.disclosure_script, qualify_script: r.agent.qualify_script,
+      knowledge: (r.agent.knowledge ?? []).map((k) => ({ question: k.question ?? '', answer: k.answer })) },
     context: r.context, tools: r.tools, history: r.history, caller_text: r.callerText,
     extracted: Object.fromEntries(Object.entries(r.extracted).map(([k, v]) => [k, toValue(v)])),
     now: r.now ?? '', time_zone: r.timeZone ?? '',
@@ -47,7 +48,8 @@ function toTurnMsg(r: DialogTurnRequest): TurnMsg {
 function fromTurnMsg(m: TurnMsg): DialogTurnRequest {
   return {
     callId: m.call_id,
-    agent: { role: m.agent?.role ?? '', language: m.agent?.language ?? '', disclosure_script: m.agent?.disclosure_script ?? '', qualify_script: m.agent?.qualify_script ?? [] },
+    agent: { role: m.agent?.role ?? '', language: m.agent?.language ?? '', disclosure_script: m.agent?.disclosure_script ?? '', qualify_script: m.agent?.qualify_script ?? [],
+      ...(m.agent?.knowledge?.length ? { knowledge: m.agent.knowledge.map((k) => ({ ...(k.question ? { question: k.question } : {}), answer: k.answer })) } : {}) },
     context: m.context ?? {}, tools: m.tools ?? [],
     history: (m.history ?? []).map((h) => ({ role: h.role as DialogMessage['role'], text: h.text })),
     callerText: m.caller_text,

@@ -9,9 +9,10 @@ import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
 import type { RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
-import { ApiError, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import { DEFAULT_AGENT, type AgentInput, type AgentPatch, type QualifyStep } from '../../repos/agents.js';
-import { MAX_TEXT_STEPS, stepsFromText } from '../../dialog/script_text.js';
+import { MAX_TEXT_STEPS, stepsOfScriptText } from '../../dialog/script_text.js';
+import { KNOWLEDGE_LIMITS, type KnowledgeEntry } from '../../dialog/knowledge.js';
 import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../../calls/agent_settings.js';
 
 export { AgentRuntimeSettingsSchema, LANGUAGE_TAG };
@@ -24,6 +25,15 @@ const QualifySteps = z.array(z.strictObject({
   question: z.string().min(1).max(500),
 })).max(20);
 const QualifyText = z.string().trim().min(1).max(QUALIFY_TEXT_MAX_CHARS);
+
+/** Question/answer pairs, or a plain fact as a string (stored as {answer}). */
+const Knowledge = z.array(z.union([
+  z.string().trim().min(1).max(KNOWLEDGE_LIMITS.answerChars),
+  z.strictObject({
+    question: z.string().trim().min(1).max(KNOWLEDGE_LIMITS.questionChars).optional(),
+    answer: z.string().trim().min(1).max(KNOWLEDGE_LIMITS.answerChars),
+  }),
+])).max(KNOWLEDGE_LIMITS.entries);
 
 /** E.164, as carriers dial it */
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number (+ and digits)');
@@ -39,6 +49,7 @@ const agentFields = <S extends z.ZodType>(script: S) => ({
   voicemail_message: z.string().trim().min(1).max(1000).nullable(),
   /** null clears it (HUMAN_TRANSFER_NUMBER is dialed instead) */
   transfer_number: E164.nullable(),
+  knowledge: Knowledge,
 });
 /** Every field optional: PUT fills what is left out with the defaults, PATCH leaves it as it is. */
 const bodyWith = <S extends z.ZodType>(script: S) => z.strictObject(agentFields(script)).partial();
@@ -50,13 +61,12 @@ export const AgentBody = bodyWith(z.union([QualifyText, QualifySteps]));
 /** Parses with the schema of the script's form, so an error names what is wrong with that form (not "Invalid input"). */
 function parseAgentBody(body: unknown): AgentPatch {
   const script = (body as { qualify_script?: unknown } | null)?.qualify_script;
-  const b = typeof script === 'string' ? parse(WithText, body) : parse(WithSteps, body);
+  const parsed = typeof script === 'string' ? parse(WithText, body) : parse(WithSteps, body);
+  const { knowledge, ...rest } = parsed;
+  const b: AgentPatch = knowledge === undefined ? rest : { ...rest, knowledge: knowledge.map((k): KnowledgeEntry => (typeof k === 'string' ? { answer: k } : k)) };
   if (typeof b.qualify_script !== 'string') return b.qualify_script ? { ...b, qualify_steps: b.qualify_script } : b;
-  const steps: QualifyStep[] = stepsFromText(b.qualify_script);
-  if (steps.length === 0) {
-    const message = 'the text holds no question (a sentence ending in "?"); the scripted agent asks one step per question';
-    throw new ApiError('validation_failed', `invalid body: body.qualify_script: ${message}`, { fields: [{ path: 'body.qualify_script', message }] });
-  }
+  // never refused: questions, else the topics its instructions name, else the default steps (a model reads the text)
+  const steps: QualifyStep[] = stepsOfScriptText(b.qualify_script, DEFAULT_AGENT.qualify_script);
   return { ...b, qualify_steps: steps };
 }
 
@@ -77,6 +87,7 @@ export function withDefaults(id: string, b: AgentPatch): AgentInput {
     voicemail: b.voicemail ?? 'hang_up',
     voicemail_message: b.voicemail_message ?? null,
     transfer_number: b.transfer_number ?? null,
+    knowledge: b.knowledge ?? [],
   };
 }
 
@@ -92,7 +103,14 @@ const CALL_HANDLING_DOC = 'voicemail: what a machine answer gets (answering-mach
 const SCRIPT_DOC = `qualify_script: ordered {field, question} steps (at most 20), or text of at most ${QUALIFY_TEXT_MAX_CHARS} characters `
   + `(instructions and questions in prose), stored and returned as written; the scripted engine asks one step per question `
   + `sentence (ending in "?"), each mapped to customer_name, intent, budget or scheduled_slot when it asks for one, else to `
-  + `a field named after its words (at most ${MAX_TEXT_STEPS}); qualify_steps shows them.`;
+  + `a field named after its words (at most ${MAX_TEXT_STEPS}); a text of plain instructions ("Ask about budget, intent and a good `
+  + `time for a site visit.") gives one step per topic it names (name, intent/requirement, budget, visit or call-back time, anything `
+  + `else as a free question), and a text naming none the default steps: no script is refused. qualify_steps shows them.`;
+const KNOWLEDGE_DOC = `knowledge: what the agent answers callers' questions from, at most ${KNOWLEDGE_LIMITS.entries} entries, each `
+  + `{question?, answer} (question at most ${KNOWLEDGE_LIMITS.questionChars} characters, answer at most ${KNOWLEDGE_LIMITS.answerChars}) `
+  + `or a plain fact as a string (stored as {answer}); the scripted engine matches a question to an entry by its words (BM25) and `
+  + `otherwise says the team will follow up and records the question (extracted_data.open_questions); a language model gets the `
+  + `entries in its prompt. Left out: [].`;
 
 export function agentRoutes(t: RouteTable, deps: AppDeps): void {
   t.add({
@@ -102,7 +120,7 @@ export function agentRoutes(t: RouteTable, deps: AppDeps): void {
   });
   t.add({
     method: 'put', path: '/agents/:agent_id', tag: 'agents', auth: { kind: 'auth', role: 'admin' }, body: AgentBody,
-    summary: `Create or replace an agent: disclosure script, qualify script, runtime settings and call handling. ${SCRIPT_DOC} ${CALL_HANDLING_DOC} ${DEFAULTS_DOC}`,
+    summary: `Create or replace an agent: disclosure script, qualify script, knowledge, runtime settings and call handling. ${SCRIPT_DOC} ${KNOWLEDGE_DOC} ${CALL_HANDLING_DOC} ${DEFAULTS_DOC}`,
     responses: { 200: 'replaced', 201: 'created' },
     handler: async (req, res) => {
       const { agent_id } = parse(AgentIdParam, req.params, 'params');
@@ -113,7 +131,7 @@ export function agentRoutes(t: RouteTable, deps: AppDeps): void {
   });
   t.add({
     method: 'patch', path: '/agents/:agent_id', tag: 'agents', auth: { kind: 'auth', role: 'admin' }, body: AgentBody,
-    summary: `Change only the given fields of an existing agent (the same fields as PUT; null clears voicemail_message or transfer_number; ${SCRIPT_DOC})`,
+    summary: `Change only the given fields of an existing agent (the same fields as PUT; null clears voicemail_message or transfer_number; ${SCRIPT_DOC} ${KNOWLEDGE_DOC})`,
     responses: { 200: 'updated', 404: 'no such agent' },
     handler: async (req) => {
       const { agent_id } = parse(AgentIdParam, req.params, 'params');

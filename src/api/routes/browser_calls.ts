@@ -19,10 +19,25 @@ const CreateBody = z.strictObject({
     .describe("the visitor's IANA zone (the page sends Intl's): spoken times are read in it; default UTC"),
 });
 
+/** anonymous browser calls one address may have going at once (on this instance): a page makes one */
+export const MAX_LIVE_ANONYMOUS_CALLS_PER_ADDRESS = 2;
+
 export function browserCallRoutes(t: RouteTable, deps: AppDeps): void {
   const anonymous = new DemoRateLimit(deps.rateLimits.perMinute(deps.config.DEMO_REQUESTS_PER_MINUTE, 'browser_call_address'), 'anonymous browser calls from this address');
   const perTenant = new DemoRateLimit(deps.rateLimits.perMinute(deps.config.DEMO_TENANT_REQUESTS_PER_MINUTE, 'browser_call_tenant'), 'browser calls of this tenant');
   const demoTenant = deps.config.DEMO_TENANT_ID === 'none' ? null : deps.config.DEMO_TENANT_ID;
+  // Without this, one address could hold DEMO_REQUESTS_PER_MINUTE x 10 calls open (each up to 10 minutes) and fill
+  // the demo tenant's concurrency limit for every other visitor.
+  const liveByAddress = new Map<string, Set<string>>();
+  const addressOf = new Map<string, string>();
+  deps.calls.onCallEnded((c) => {
+    const address = addressOf.get(c.id);
+    if (address === undefined) return;
+    addressOf.delete(c.id);
+    const live = liveByAddress.get(address);
+    live?.delete(c.id);
+    if (live?.size === 0) liveByAddress.delete(address);
+  });
 
   t.add({
     method: 'post', path: '/browser-calls', tag: 'Browser calls', auth: { kind: 'public', optionalJwt: true }, body: CreateBody,
@@ -31,7 +46,8 @@ export function browserCallRoutes(t: RouteTable, deps: AppDeps): void {
       + '{call, media_url, token, token_expires_in, media_formats, max_duration_seconds}. The page opens the WebSocket media_url '
       + '(/v1/media/browser) within 15 s and sends {"event":"start","call_id","token","media_format"}; the call then runs like a phone '
       + 'call: the AI disclosure first, the live items on the same socket, recording, call.completed, KPIs. '
-      + 'Rate limits: DEMO_REQUESTS_PER_MINUTE per address (anonymous), DEMO_TENANT_REQUESTS_PER_MINUTE per tenant (JWT); the '
+      + `Rate limits: DEMO_REQUESTS_PER_MINUTE per address and ${MAX_LIVE_ANONYMOUS_CALLS_PER_ADDRESS} calls at a time per address (anonymous), `
+      + 'DEMO_TENANT_REQUESTS_PER_MINUTE per tenant (JWT); the '
       + `tenant's concurrency limit holds; a call lasts at most ${BROWSER_CALL_MAX_MS / 60_000} minutes (ended_reason max_duration).`,
     responses: {
       201: 'the call (direction inbound, to and from "browser", status ringing) and its media capability',
@@ -45,15 +61,27 @@ export function browserCallRoutes(t: RouteTable, deps: AppDeps): void {
         await perTenant.consume(req.principal.tenantId);
         tenantId = req.principal.tenantId;
       } else {
-        await anonymous.consume(req.ip ?? 'unknown');
+        const address = req.ip ?? 'unknown';
+        if ((liveByAddress.get(address)?.size ?? 0) >= MAX_LIVE_ANONYMOUS_CALLS_PER_ADDRESS) {
+          throw new ApiError('rate_limited', `at most ${MAX_LIVE_ANONYMOUS_CALLS_PER_ADDRESS} calls at a time from this address: hang up first`,
+            { retryAfterSeconds: 10 });
+        }
+        await anonymous.consume(address);
         if (!demoTenant || !(await deps.db.query('SELECT 1 FROM tenants WHERE id = $1', [demoTenant])).rows.length) {
           throw new ApiError('unavailable', 'anonymous browser calls need a demo tenant (DEMO_TENANT_ID); sign in to call your own agent');
         }
         tenantId = demoTenant;
       }
       const { call, token } = await deps.callEngine.startBrowserCall(tenantId, { timeZone: body.time_zone });
+      if (!req.principal) {
+        const address = req.ip ?? 'unknown';
+        let live = liveByAddress.get(address);
+        if (!live) liveByAddress.set(address, (live = new Set()));
+        live.add(call.id);
+        addressOf.set(call.id, address);
+      }
       res.status(201).json({
-        call, media_url: mediaUrlOf(deps.config.publicBaseUrl, 'browser'), token, token_expires_in: CAPABILITY_TTL_SECONDS,
+        call, media_url: mediaUrlOf((deps.config.INSTANCE_PUBLIC_URL ?? deps.config.publicBaseUrl).replace(/\/$/, ''), 'browser'), token, token_expires_in: CAPABILITY_TTL_SECONDS,
         media_formats: BROWSER_FORMATS, max_duration_seconds: BROWSER_CALL_MAX_MS / 1000,
       });
     },

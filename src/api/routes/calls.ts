@@ -81,7 +81,12 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
 
   t.add({
     method: 'get', path: '/calls/:id', tag: 'Calls', auth: callAuth,
-    summary: 'One call with its lifecycle transitions (from, to, reason, at).',
+    summary: 'One call with its lifecycle transitions (from, to, reason, at), and once it ended its summary: a few sentences on who the '
+      + 'caller is, what they want, their budget, the next step (a visit said booked only when the calendar booking succeeded, a call-back, '
+      + 'an opt-out) and the questions left open (null before the end). ended_reason is one of completed, caller_hangup, media_closed, '
+      + 'voicemail, escalated, transferred, hangup_api, adapter_failure, no_answer, busy, carrier_failed, server_shutdown, instance_lost, '
+      + 'erased, opted_out (the callee asked not to be called again, by key or in words: the number is on the DND list), caller_declined, '
+      + 'wrong_number, callback_requested (extracted_data.callback_at holds the time asked, inside calling hours), no_response, caller_keypad.',
     responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
     handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
   });

@@ -104,13 +104,15 @@ export function inboundCallRoutes(t: RouteTable, deps: AppDeps): void {
     method: 'post', path: '/calls/:id/tones', tag: 'Inbound calls', auth: { kind: 'auth', role: 'operator', apiKey: true }, body: TonesBody,
     summary: 'The agent presses keys on a live call (a phone menu at the other end): sent as the carrier\'s own DTMF where it has one '
       + '(Plivo), else as tones in the call\'s audio (Twilio, Exotel, the simulator).',
-    responses: { 202: 'sent', 404: 'unknown call', 409: 'the call is not live on this instance' },
+    responses: { 202: 'sent', 404: 'unknown call', 409: 'the call is not live' },
     handler: async (req, res) => {
       const tenantId = principalOf(req).tenantId;
       const r = CallIdParam.safeParse(req.params);
       if (!r.success) throw notFound('call');
       const call = await deps.calls.get(tenantId, r.data.id);
-      if (!deps.callEngine.sendDigits(call.id, bodyOf(req, TonesBody).digits)) throw new ApiError('conflict', `call ${call.id} is not live on this instance (${call.status})`);
+      // sent to the instance that runs the call (src/calls/commands.ts)
+      const sent = await deps.callEngine.commands.send(tenantId, call.id, { type: 'digits', digits: bodyOf(req, TonesBody).digits });
+      if (!sent.delivered || !(sent.result as { live?: boolean } | null)?.live) throw new ApiError('conflict', `call ${call.id} is not live (${call.status})`);
       res.status(202).json({ call_id: call.id, sent: true });
     },
   });

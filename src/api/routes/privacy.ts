@@ -35,6 +35,8 @@ export function privacyRoutes(t: RouteTable, deps: AppDeps): void {
       const p = principalOf(req);
       return deps.privacy.erase(p.tenantId, hashOfInput(bodyOf(req, SubjectBody)), p.sub, {
         endCalls: (ids) => deps.calls.endCalls(p.tenantId, ids, 'erased'),
+        // a call's recording is on the disk of the instance that ran it: each deletes its own
+        erasedCalls: async (ids) => { await deps.calls.commands?.erased(ids); },
       });
     },
   });

@@ -123,7 +123,7 @@ export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
     const accepted = await ctx.inbound(offer);
     if (!accepted) return bareForbidden();
     const call = calls.adopt(accepted.callId, { carrierCallId: offer.carrierCallId, onEvent: accepted.onEvent, data: { streamAsked: 'yes' } });
-    return jsonAnswer(streamUrlJson(mediaUrlOf(ctx.publicBaseUrl, 'exotel'), call.callId, accepted.parameters[STREAM_TOKEN_PARAMETER] ?? ''));
+    return jsonAnswer(streamUrlJson(mediaUrlOf(ctx.mediaBaseUrl ?? ctx.publicBaseUrl, 'exotel'), call.callId, accepted.parameters[STREAM_TOKEN_PARAMETER] ?? ''));
   }
 
   return {

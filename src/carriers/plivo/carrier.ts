@@ -116,7 +116,7 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
     const accepted = await ctx.inbound(offer);
     if (!accepted) return xmlAnswer(busyXml());
     calls.adopt(accepted.callId, { carrierCallId: offer.carrierCallId, onEvent: accepted.onEvent });
-    return xmlAnswer(streamXml(mediaUrlOf(ctx.publicBaseUrl, 'plivo'), accepted.callId, accepted.parameters[STREAM_TOKEN_PARAMETER] ?? ''));
+    return xmlAnswer(streamXml(mediaUrlOf(ctx.mediaBaseUrl ?? ctx.publicBaseUrl, 'plivo'), accepted.callId, accepted.parameters[STREAM_TOKEN_PARAMETER] ?? ''));
   }
 
   return {

@@ -36,18 +36,18 @@ export class TwilioCarrier implements LiveCarrier {
   readonly #rest: TwilioRest;
   readonly #token: string;
   readonly #calls = new CallTracker();
-  readonly #mediaUrl: string;
+  /** read when used: a process of INSTANCES learns its own address once it listens (src/cluster.ts) */
+  get #mediaUrl(): string { return mediaUrlOf(this.ctx.mediaBaseUrl ?? this.ctx.publicBaseUrl, 'twilio'); }
 
   constructor(private readonly ctx: LiveCarrierContext, private readonly o: TwilioCarrierOptions = {}) {
     const c = ctx.config;
     this.#token = c.TWILIO_AUTH_TOKEN!;
     this.#rest = new TwilioRest({ baseUrl: c.TWILIO_API_BASE_URL, accountSid: c.TWILIO_ACCOUNT_SID!, authToken: this.#token,
       ...(o.retryBaseMs !== undefined ? { retryBaseMs: o.retryBaseMs } : {}) });
-    // Twilio signs the wss:// URL it was told to connect to: ours, from PUBLIC_BASE_URL
-    const signedUrl = this.#mediaUrl = mediaUrlOf(ctx.publicBaseUrl, 'twilio');
+    // Twilio signs the wss:// URL it was told to connect to: this instance's (INSTANCE_PUBLIC_URL, else PUBLIC_BASE_URL)
     this.mediaUpgrade = mediaSocket(twilioCodec, {
       log: ctx.log, capabilities: ctx.capabilities, onStream: ctx.onStream,
-      refuseUpgrade: (req) => (verifyTwilioSignature(this.#token, signedUrl, signatureHeader(req.headers)) ? undefined : 'X-Twilio-Signature does not match'),
+      refuseUpgrade: (req) => (verifyTwilioSignature(this.#token, this.#mediaUrl, signatureHeader(req.headers)) ? undefined : 'X-Twilio-Signature does not match'),
     });
   }
 

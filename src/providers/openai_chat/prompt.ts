@@ -38,6 +38,17 @@ export function systemPrompt(req: DialogTurnRequest, now: Date): string {
   lines.push('', known.length ? `Already known (do not ask again): ${known.map(([k, v]) => `${k} = ${v}`).join('; ')}.` : 'Nothing is known about the caller yet.');
   const context = Object.entries(req.context).filter(([k]) => k !== 'human_handoff');
   if (context.length) lines.push(`Call context: ${context.map(([k, v]) => `${k} = ${v}`).join('; ')}.`);
+  const { customer_name: name, project_name: project, budget_tier: tier } = req.context;
+  if (name) lines.push(`You are calling ${name}: greet them by name and do not ask for their name unless someone else answers.`);
+  if (project) lines.push(`The call is about ${project}: name it when you greet the caller and when asked why you are calling.`);
+  if (tier) lines.push(`Their budget is on file as ${tier}: confirm it rather than asking for it.`);
+  const knowledge = req.agent.knowledge ?? [];
+  if (knowledge.length) {
+    lines.push('', 'What you know (answer the caller\'s questions from this only; never invent facts, prices or availability):');
+    for (const k of knowledge) lines.push(k.question ? `- Q: ${k.question} A: ${k.answer}` : `- ${k.answer}`);
+  }
+  lines.push('A question you cannot answer from what you know: say the team will follow up, and record it with '
+    + `${BUILTIN.record} as open_questions (the questions joined by " | ").`);
   const weekday = weekdayFormatter(tz).format(now);
   lines.push(`It is now ${weekday} ${isoWithOffset(now.getTime(), tz)} (${tz}). Resolve dates like "tomorrow" or "next Tuesday" against it.`);
   lines.push(
@@ -47,10 +58,14 @@ export function systemPrompt(req: DialogTurnRequest, now: Date): string {
     req.context.human_handoff === 'unavailable'
       ? `- ${BUILTIN.human}: no colleague can take over on this line; if asked for a person, say so kindly and keep helping.`
       : `- ${BUILTIN.human}: when the caller asks for a person, or you cannot go on, say you are connecting them, then call it.`,
-    `- ${BUILTIN.end}: when the script is done or the caller wants to stop, thank them, say goodbye, then call it.`,
+    `- ${BUILTIN.end}: when the script is done or the caller wants to stop, thank them, say goodbye, then call it. Reason opted_out `
+      + 'when they ask not to be called again (stop calling, do not call me), callback_requested when they ask to be called back later '
+      + '(record callback_at first, ISO 8601 with the offset, between 09:00 and 21:00 their time), wrong_number, caller_declined.',
+    'Never say a visit is booked or a brochure sent unless its tool answered with success in this call; otherwise say you have noted '
+      + 'the preferred time or the request and the team will confirm.',
   );
   for (const t of req.tools) if (TOOL_GUIDE[t]) lines.push(`- ${TOOL_GUIDE[t]}`);
-  lines.push('When every question is answered, thank the caller and end the call.');
+  lines.push('When every question is answered, thank the caller and ask whether there is anything else; answer it, and end the call when they are done.');
   return lines.join('\n');
 }
 

@@ -12,8 +12,9 @@ import type { ChatTool } from './client.js';
 export const BUILTIN = { record: 'record_fields', human: 'transfer_to_human', end: 'end_call' } as const;
 export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:\d{2}|Z)$/;
 const ESCALATION_REASONS = ['caller_requested_human', 'cannot_proceed', 'complaint'];
-const END_REASONS = ['completed', 'caller_declined', 'wrong_number', 'not_interested'];
-const KNOWN_FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot', 'qualification_score'];
+/** opted_out: the caller asked never to be called again (the platform puts the number on the DND list) */
+const END_REASONS = ['completed', 'caller_declined', 'wrong_number', 'not_interested', 'opted_out', 'callback_requested', 'no_response'];
+const KNOWN_FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot', 'qualification_score', 'callback_at', 'open_questions'];
 
 const str = (description: string) => ({ type: 'string', description });
 const fn = (name: string, description: string, properties: Record<string, unknown>, required: string[] = []): ChatTool =>
@@ -44,6 +45,8 @@ export function toolDefinitions(req: DialogTurnRequest, tz: string): ChatTool[] 
     budget: str('the budget as an amount with its currency code, e.g. "8000000 INR"'),
     scheduled_slot: str(`the agreed time, ISO 8601 with the UTC offset of ${tz}`),
     qualification_score: { type: 'integer', minimum: 0, maximum: 100, description: 'how well the caller qualifies' },
+    callback_at: str(`when the caller asked to be called back, ISO 8601 with the UTC offset of ${tz}, between 09:00 and 21:00 their time`),
+    open_questions: str('questions you could not answer, joined by " | " (the team follows up)'),
   };
   for (const f of custom) fields[f] = str(`answer to the script's "${f}" question`);
   return [
@@ -85,6 +88,7 @@ function normalise(key: string, raw: unknown): string | number | { refused: stri
   switch (key) {
     case 'budget': return extractBudgetAmount(text) ?? text;
     case 'scheduled_slot':
+    case 'callback_at':
       return ISO_WITH_OFFSET.test(text) && !Number.isNaN(Date.parse(text)) ? text : { refused: 'must be ISO 8601 with a UTC offset, e.g. 2026-09-01T10:00:00+05:30' };
     case 'qualification_score': {
       const n = typeof raw === 'number' ? raw : Number(text);

@@ -70,8 +70,11 @@ function fieldItem(field: string | undefined): string | undefined {
 }
 
 /**
- * The grammar for a turn. Every field's phrases stay in (mixed initiative: an answer to another question, or several
- * answers at once); the asked field weighs more, and yes/no too when the question was one. `extraNames` are names the
+ * The grammar for a turn. When the dialog asked one known field (or a yes/no question), the grammar is that field's
+ * answers, yes/no and the always-on intents, one answer per turn: searching every field's phrases in any order costs
+ * several times the CPU (bench/README.md). Otherwise (no hint, a custom field) every field's phrases are in, one or
+ * more per sentence (mixed initiative: "my name is Fatima, I want a villa, budget three crore"), the asked one weighing
+ * more. `extraNames` are names the
  * caller may say beyond the list (the lead's own name): only words the dictionary knows or that were added are used,
  * so the caller decides which of them can go in (`known`).
  */
@@ -81,16 +84,18 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
   const names = [...new Set([...FIRST_NAMES, ...extra])].sort();
   const w = (item: string) => (item === asked || (item === 'yesno' && hint?.yesNo) ? WEIGHTS.asked : WEIGHTS.open);
   const intents = Object.entries(ALWAYS_ON).map(([k, phrases]) => `<i_${k}> = (${phrases.join(' | ')});`);
+  const focused = asked !== undefined || hint?.yesNo === true;
+  const fields = [['name', '<name_said>'], ['amount', '<amount_said>'], ['slot', '<slot_said>'], ['need', '<need_said>']]
+    .filter(([item]) => !focused || item === asked);
   const answers = [
-    `/${w('name')}/ <name_said>`, `/${w('amount')}/ <amount_said>`, `/${w('slot')}/ <slot_said>`,
-    `/${w('need')}/ <need_said>`, `/${w('yesno')}/ <yesno>`,
+    ...fields.map(([item, rule]) => `/${w(item)}/ ${rule}`), `/${w('yesno')}/ <yesno>`,
     ...Object.keys(ALWAYS_ON).map((k) => `/${WEIGHTS.open}/ <i_${k}>`),
   ];
   const lines = [
     '#JSGF V1.0;', 'grammar turn;',
     `public <turn> = /1/ <said> | /${WEIGHTS.garbage}/ <garbage>+;`,
     // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per place)
-    '<said> = [um | uh | well | so | okay] <answer> ([and] <answer>)* [please | thank you | thanks];',
+    `<said> = [um | uh | well | so | okay] <answer> ${focused ? '' : '([and] <answer>)* '}[please | thank you | thanks];`,
     `<answer> = ${answers.join(' | ')};`,
     `<name_said> = ${NAME_LEAD} <name> [here];`,
     `<name> = (${names.join(' | ')});`,
@@ -98,5 +103,5 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),
     ...intents,
   ];
-  return { jsgf: lines.join('\n') + '\n', key: `${asked ?? ''}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };
+  return { jsgf: lines.join('\n') + '\n', key: `${focused ? asked ?? 'yesno' : 'all'}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };
 }

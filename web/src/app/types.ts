@@ -16,6 +16,8 @@ export interface Analytics extends AnalyticsFigures {
 export interface Agent {
   id: string; name: string; disclosure_script: string; qualify_script: Array<{ field: string; question: string }>;
   role: string; voice: string; language: string; interruption_sensitivity: number; turn_detection_timeout_ms: number;
+  /** what the agent answers callers' questions from */
+  knowledge?: Array<{ question?: string; answer: string }>;
   updated_at?: string;
 }
 export interface AgentList { data: Agent[] }
@@ -30,6 +32,8 @@ export interface Call extends ClientCall {
   actions_triggered: Array<{ type: string; status: string }> | null;
   human_escalation: boolean;
   recording_url: string | null;
+  /** a few sentences on the call once it ended (who, what, budget, next step, open questions) */
+  summary?: string | null;
   transitions?: Array<{ from: string | null; to: string; reason: string; at: string }>;
 }
 export interface CallList { data: Call[]; next_cursor: string | null }

@@ -297,9 +297,11 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
               </div>
               {recording && <p class="hint" role="status">Recording… up to {maxSeconds} s. Press “Stop and send” when you are done.</p>}
               {settings.service_mode === 'simulator' && (
-                <p class="hint">This service runs its simulator: its speech-to-text understands only the simulator's own
-                  tone code, so a real voice is measured (speech segments, timing) but not transcribed.
-                  “Send as simulated speech” turns your typed message into that code to show the whole audio path.</p>
+                <p class="hint">This service runs offline: its speech-to-text is a grammar recogniser that understands
+                  first names, what property you need (“a two BHK flat”), budgets (“about eighty lakh”, “two million
+                  dollars”), visit days and times (“tomorrow at eleven”, “Friday four p m”), yes and no, and asking for a
+                  person, to call later or to stop calling. Other speech is not recognised, and the agent asks again.
+                  “Send as simulated speech” sends your typed message in the simulator's tone code instead.</p>
               )}
             </form>
           </section>

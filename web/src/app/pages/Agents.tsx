@@ -1,5 +1,6 @@
 /**
- * Agents: what each says first (the AI disclosure), the questions it asks, and its voice and turn-taking.
+ * Agents: what each says first (the AI disclosure), the questions it asks, what it knows to answer callers'
+ * questions with (its knowledge base), and its voice and turn-taking.
  * Admins edit and create them; operators read them.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -12,6 +13,7 @@ const BLANK: Agent = {
   id: '', name: '', role: 'sales qualifier', voice: 'alloy', language: 'en-US', interruption_sensitivity: 0.5, turn_detection_timeout_ms: 800,
   disclosure_script: 'Hello, this is an automated assistant calling on behalf of our team. This call is handled by an AI and may be recorded.',
   qualify_script: [{ field: 'customer_name', question: 'May I have your name, please?' }],
+  knowledge: [],
 };
 
 export function Agents() {
@@ -58,12 +60,16 @@ function AgentForm({ agent, isNew, readOnly, onSaved }: { agent: Agent; isNew: b
   const set = <K extends keyof Agent>(k: K, v: Agent[K]) => setA((x) => ({ ...x, [k]: v }));
   const setStep = (i: number, k: 'field' | 'question', v: string) =>
     set('qualify_script', a.qualify_script.map((s, j) => (j === i ? { ...s, [k]: v } : s)));
+  const knowledge = a.knowledge ?? [];
+  const setFact = (i: number, k: 'question' | 'answer', v: string) => set('knowledge', knowledge.map((f, j) => (j === i ? { ...f, [k]: v } : f)));
 
   async function save(ev: Event) {
     ev.preventDefault();
     const { id, name, disclosure_script, qualify_script, role, voice, language, interruption_sensitivity, turn_detection_timeout_ms } = a;
+    // a question left empty makes the entry a plain fact
+    const facts = knowledge.map((f) => (f.question?.trim() ? { question: f.question.trim(), answer: f.answer } : { answer: f.answer }));
     const ok = await run(() => api.put(`/agents/${encodeURIComponent(id)}`, {
-      name, disclosure_script, qualify_script, role, voice, language, interruption_sensitivity, turn_detection_timeout_ms,
+      name, disclosure_script, qualify_script, role, voice, language, interruption_sensitivity, turn_detection_timeout_ms, knowledge: facts,
     }));
     if (ok !== undefined) { setSaved(true); onSaved(id); }
   }
@@ -103,6 +109,19 @@ function AgentForm({ agent, isNew, readOnly, onSaved }: { agent: Agent; isNew: b
             </div>
           ))}
           {!readOnly && <button type="button" class="outline small" onClick={() => set('qualify_script', [...a.qualify_script, { field: '', question: '' }])}>Add a question</button>}
+        </fieldset>
+        <fieldset class="steps" aria-describedby="knowledge-help">
+          <legend>What the agent knows</legend>
+          <small id="knowledge-help">Answers to questions callers ask (at most 50). The agent answers only from these; anything else is noted for your team.</small>
+          {knowledge.map((f, i) => (
+            <div class="step" key={i}>
+              <label>Question {i + 1} (optional)<input maxLength={300} value={f.question ?? ''} onInput={(e) => setFact(i, 'question', input(e))} /></label>
+              <label class="grow">Answer {i + 1}<textarea required maxLength={1000} rows={2} value={f.answer} onInput={(e) => setFact(i, 'answer', input(e))} /></label>
+              {!readOnly && <button type="button" class="outline secondary small" aria-label={`Remove answer ${i + 1}`}
+                onClick={() => set('knowledge', knowledge.filter((_, j) => j !== i))}>Remove</button>}
+            </div>
+          ))}
+          {!readOnly && knowledge.length < 50 && <button type="button" class="outline small" onClick={() => set('knowledge', [...knowledge, { question: '', answer: '' }])}>Add an answer</button>}
         </fieldset>
       </fieldset>
       {error && <p class="error" role="alert">{error}</p>}

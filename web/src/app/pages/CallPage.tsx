@@ -40,6 +40,8 @@ export function CallPage() {
             <div><dt>Interruptions handled</dt><dd>{c.metrics?.interruptions_handled ?? '–'}</dd></div>
             <div><dt>Handed to a person</dt><dd>{c.human_escalation ? 'yes' : 'no'}</dd></div>
           </dl>
+          <h3>What happened</h3>
+          {c.summary ? <p data-testid="call-summary">{c.summary}</p> : <p class="muted">{ended ? 'No summary for this call.' : 'Written when the call ends.'}</p>}
           <h3>Recording</h3>
           {c.recording_url
             ? <audio controls preload="none" src={c.recording_url} aria-label="Call recording (caller left, agent right)" data-testid="recording" />

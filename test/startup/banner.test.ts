@@ -64,3 +64,18 @@ t.test('a listener on every address is shown as 127.0.0.1', async (t) => {
   t.match(text, /site +http:\/\/127\.0\.0\.1:9000\//);
   t.match(text, /data +\/.*data +\(embedded PGlite\)/);
 });
+
+t.test('a provider chosen from the keys is said at start-up', async (t) => {
+  const { derivedProviders } = await import('../../src/integrations.js');
+  const config = loadConfig({ SERVICE_MODE: 'live', SERVICE_JWT_SECRET: 'x'.repeat(32), SERVICE_DEV_PASSWORD: 'a-real-password', SERVICE_API_KEY: 'k'.repeat(20),
+    PUBLIC_BASE_URL: 'https://voice.example.com/v1', SERVICE_WEBHOOK_SECRET: 'inbound-secret-0123456789', ADAPTER_CARRIER_URL: '127.0.0.1:1',
+    STT_PROVIDER: 'deepgram', DEEPGRAM_API_KEY: 'dg', OPENAI_API_KEY: 'sk-x', ELEVENLABS_API_KEY: 'el', ELEVENLABS_VOICE_ID: 'v' });
+  const derived = derivedProviders(config);
+  t.same(derived, [
+    "dialog_model: openai (chosen from the keys: DIALOG_PROVIDER is not set and only openai's keys are)",
+    "text_to_speech: elevenlabs (chosen from the keys: TTS_PROVIDER is not set and only elevenlabs's keys are)",
+  ]);
+  const text = bannerLines(config, { port: 8787, storage: 'pglite', bus: 'memory', derived }, 10).join('\n');
+  t.match(text, /provider  dialog_model: openai \(chosen from the keys/);
+  t.notMatch(text, /sk-x|a-real-password/);
+});

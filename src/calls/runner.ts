@@ -29,6 +29,8 @@ import type { CallRunnerPort, CallService } from './service.js';
 import { CallSession } from '../session/shell.js';
 import { deferred, sessionOutputs } from '../session/outputs.js';
 import type { CallStatus } from './types.js';
+import { DEFAULT_HANDOFF_SETTINGS, getHandoffSettings, type HandoffSettings } from '../handoffs/settings.js';
+import { closeUnansweredHandoff, scheduleCallback } from '../handoffs/call_hold.js';
 
 export interface RunnerDeps {
   db: Db; log: Logger; adapters: AdapterSet; tools: ToolRunner; pool: AudioPool; events: CallEventSink; calls: CallService;
@@ -52,6 +54,8 @@ interface LiveCall {
   machine?: { beepDone: boolean };
   /** status moves the carrier's news asks for, in order */
   moves: Promise<unknown>;
+  /** writes the call's end waits for (a call-back being scheduled) */
+  pending?: Promise<unknown>[];
 }
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
@@ -168,6 +172,8 @@ export class CallRunner implements CallRunnerPort {
     // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
     // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
     const waited = sleep(this.d.mediaWaitMs ?? 15_000, l.dial.signal, { unref: true }).then(() => undefined, () => undefined);
+    // read while the media is awaited: the hold time of the tenant's handoff queue
+    const handoff = getHandoffSettings(this.d.db, row.tenant_id).catch(() => ({ ...DEFAULT_HANDOFF_SETTINGS }));
     const stream = await Promise.race([streamP, waited]);
     let reason: string;
     let session: CallSession | undefined;
@@ -178,7 +184,7 @@ export class CallRunner implements CallRunnerPort {
       if (!l.endReason) { await this.#finish(row, 'in_progress', 'failed', 'media_timeout'); return; }
       reason = l.endReason; // hung up or shut down while waiting: ended below as a live session would be
     } else {
-      session = this.#session(row, stream);
+      session = this.#session(l, stream, await handoff);
       l.session = session;
       l.media = stream;
       if (l.endReason) session.hangup(l.endReason);
@@ -190,6 +196,10 @@ export class CallRunner implements CallRunnerPort {
       reason = await session.ended;
     }
     if (row.carrier_call_id) await this.d.adapters.carrier.hangup(row.carrier_call_id, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
+    await Promise.allSettled(l.pending ?? []);
+    // a caller who leaves the queue (or a call that ends while waiting) is no longer there to take; a call transferred
+    // to a human number keeps its handoff open for the record of that human's work
+    if (row.conversation_id && reason !== 'transferred') await closeUnansweredHandoff(this.d.db, row.tenant_id, row.conversation_id, 'call_ended').catch(() => false);
     await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus });
   }
 
@@ -213,7 +223,8 @@ export class CallRunner implements CallRunnerPort {
     }
   }
 
-  #session(row: CallRow, stream: MediaStream): CallSession {
+  #session(l: LiveCall, stream: MediaStream, handoff: HandoffSettings): CallSession {
+    const row = l.row;
     const log = this.d.log.child({ call_id: row.id });
     const detector = this.d.pool.openCall(row.id, { sampleRateHz: 8000, turnDetectionTimeoutMs: row.agent.turn_detection_timeout_ms,
       interruptionSensitivity: row.agent.interruption_sensitivity });
@@ -221,6 +232,7 @@ export class CallRunner implements CallRunnerPort {
     const out = deferred(sessionOutputs({ tenantId: row.tenant_id, callId: row.id, to: row.to_number, conversationId: row.conversation_id, events: this.d.events,
       conversations: new ConversationRepo(this.d.db, outageBufferOf(this.d.db)), tools: this.d.tools, ledger: () => session!.ledger, log, timeoutMs: this.d.adapterTimeoutMs }));
     session = new CallSession({ callId: row.id, agent: row.agent, language: row.language, context: row.context, tools: row.tools,
+      operatorHoldMs: handoff.hold_seconds * 1000,
       timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, replyMode: this.d.replyMode, recording: this.d.store.open(row.id) }, {
       media: stream, detector, adapters: this.d.adapters, out, ticker: this.d.ticker, log,
       // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
@@ -230,6 +242,17 @@ export class CallRunner implements CallRunnerPort {
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again
       optOut: () => { addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored')); },
+      // nobody took the call from the handoff queue in time: it leaves the queue
+      holdTimedOut: () => {
+        if (row.conversation_id) closeUnansweredHandoff(this.d.db, row.tenant_id, row.conversation_id).catch((err) => log.warn({ err }, 'unanswered handoff not closed'));
+      },
+      callbackAccepted: () => {
+        const name = session!.ledger.extracted.customer_name ?? row.context.customer_name ?? null;
+        (l.pending ??= []).push(scheduleCallback(this.d.db, { tenantId: row.tenant_id, callId: row.id, e164: row.to_number, conversationId: row.conversation_id,
+          leadId: row.lead_id, name: name === null ? null : String(name), delayMinutes: handoff.callback_delay_minutes })
+          .then((cb) => { session!.ledger.actions.push({ type: 'callback.schedule', status: '201_scheduled' }); log.info({ lead_id: cb.lead_id }, 'call-back scheduled'); },
+            (err) => { session!.ledger.actions.push({ type: 'callback.schedule', status: '500_failed' }); log.warn({ err }, 'call-back not scheduled'); }));
+      },
     });
     return session;
   }

@@ -21,9 +21,16 @@ export type Phase =
   | 'transferring'
   /** the call is wrapping up: the last words play, or it holds for an operator after an escalation */
   | 'ending'
+  /** the caller waits for an operator in the handoff queue: the agent is quiet, the caller's words are only recorded */
+  | 'on_hold'
+  /** an operator has the call: the agent is quiet, the caller's words are only recorded (the operator answers) */
+  | 'with_operator'
   | 'ended';
 
-export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail';
+export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail'
+  /** the handoff's fixed words (src/handoffs/hold_script.ts): going on hold, nobody came (a call-back is offered),
+   *  the goodbye after the caller's answer, the agent back after an operator */
+  | 'hold' | 'callback_offer' | 'callback_confirmed' | 'callback_declined' | 'agent_back';
 
 export type ReplyEnding = { kind: 'escalate' | 'end_call'; reason: string };
 
@@ -59,7 +66,11 @@ export type SessionInput =
   /** answering-machine detection: a machine answered; `beepDone` once its greeting is over */
   | { type: 'MachineDetected'; beepDone: boolean }
   /** the caller pressed a key of the phone's keypad (DTMF; src/session/keypad.ts) */
-  | { type: 'KeyPressed'; digit: string };
+  | { type: 'KeyPressed'; digit: string }
+  /** an operator accepted the call's handoff: the agent stops speaking for good (until handed back) */
+  | { type: 'OperatorJoined' }
+  /** the operator is done: the agent takes the call again, or the call ends (transferred to the operator) */
+  | { type: 'OperatorLeft'; then: 'agent' | 'end' };
 
 export type TranscriptPurpose = 'turn' | 'barge_in';
 export type { BargeInVerdict } from '../audio/index.js';
@@ -86,6 +97,10 @@ export type SessionAction =
   | { type: 'Transfer'; target: string }
   /** the caller asked by key never to be called again: their number goes on the do-not-disturb list */
   | { type: 'OptOut' }
+  /** nobody accepted the handoff within the hold time: the caller is offered a call-back */
+  | { type: 'HoldTimedOut' }
+  /** the caller accepted the call-back: schedule it */
+  | { type: 'CallbackAccepted'; text: string }
   | { type: 'EndCall'; reason: string };
 
 export interface SessionSettings {
@@ -99,6 +114,11 @@ export interface SessionSettings {
   voicemail: 'leave_message' | 'hangup';
   /** what the caller's keys do; a key without an action is input to the dialog */
   keypad?: Keypad | null;
+  /**
+   * After the agent escalates (a caller asking for a person), how long the caller waits on hold for an operator
+   * before being offered a call-back (media ms); 0 or absent: the call ends after escalationHoldMs, as before.
+   */
+  operatorHoldMs?: number;
 }
 
 export interface ReplyState { id: number; kind: ReplyKind; callerText: string; audible: boolean; done: boolean; ending?: ReplyEnding }
@@ -123,4 +143,8 @@ export interface SessionState {
   machine: boolean;
   /** keys pressed as input and not answered yet, and the media time of the last one */
   keys?: { digits: string; atMs: number };
+  /** on hold for an operator until media time reaches this (then the call-back offer) */
+  holdUntilMs?: number;
+  /** the call-back was offered: the caller's next words answer it */
+  callbackOffered?: boolean;
 }

@@ -18,6 +18,7 @@ import { CallLedger } from './ledger.js';
 import { createSessionState, step } from './machine.js';
 import { heardText, runReply, type ReplyOutcome, type ReplySource } from './reply.js';
 import type { SessionOutputs } from './outputs.js';
+import { HOLD_SCRIPT } from '../handoffs/hold_script.js';
 
 export interface SessionConfig {
   callId: string; agent: AgentSnapshot; language: string; context: Record<string, string>; tools: string[];
@@ -26,6 +27,8 @@ export interface SessionConfig {
   noInputMs?: number;
   /** after an escalation, how long (media ms) the call waits for a transfer before ending */
   escalationHoldMs?: number;
+  /** after an escalation, how long (media ms) the caller waits on hold for an operator; 0/absent: no hold */
+  operatorHoldMs?: number;
   /** where the two-channel recording is written as the call runs */
   recording: RecordingSink;
   /** 'whole': the reply is synthesised once the model finished it (measures what sentence streaming saves) */
@@ -44,6 +47,10 @@ export interface SessionPorts {
   transfer?(target: string): Promise<void>;
   /** the caller opted out by key: their number goes on the do-not-disturb list */
   optOut?(): void;
+  /** nobody took the call's handoff in time (the caller is offered a call-back) */
+  holdTimedOut?(): void;
+  /** the caller accepted the call-back offered after an unanswered hold: schedule it */
+  callbackAccepted?(text: string): void;
   /** wall clock, ms (tests drive it by hand) */
   clock?: () => number;
   /** told every input and what the machine decided (traces, tests) */
@@ -82,7 +89,7 @@ export class CallSession {
     this.state = createSessionState({
       hasDisclosure: c.agent.disclosure_script.trim() !== '', noInputMs: c.noInputMs ?? 6000,
       escalationHoldMs: c.escalationHoldMs ?? 3000, voicemail: c.agent.voicemail === 'leave_message' ? 'leave_message' : 'hangup',
-      keypad: c.agent.keypad,
+      keypad: c.agent.keypad, operatorHoldMs: c.operatorHoldMs ?? 0,
     });
     this.#stt = p.adapters.stt.open({ callId: c.callId, language: c.language, sampleRateHz: 8000 });
     this.#stt.onResult((r) => { if (!r.final && r.text) this.dispatch({ type: 'TranscriptInterim', text: r.text }); });
@@ -116,6 +123,10 @@ export class CallSession {
     });
   }
   #transferring?: { resolve(done: boolean): void; reject(err: unknown): void };
+  /** an operator accepted the call's handoff: the agent stops speaking */
+  operatorJoined(): void { this.dispatch({ type: 'OperatorJoined' }); }
+  /** the operator hands the call back to the agent, or ends it */
+  operatorLeft(then: 'agent' | 'end'): void { this.dispatch({ type: 'OperatorLeft', then }); }
   /** answering-machine detection said a machine answered */
   machineDetected(beepDone: boolean): void { this.dispatch({ type: 'MachineDetected', beepDone }); }
 
@@ -179,6 +190,8 @@ export class CallSession {
       case 'Escalate': this.ledger.humanEscalation = true; this.p.out.escalated(a.reason); break;
       case 'Transfer': this.#transfer(a.target); break;
       case 'OptOut': this.p.optOut?.(); break;
+      case 'HoldTimedOut': this.p.holdTimedOut?.(); break;
+      case 'CallbackAccepted': this.p.callbackAccepted?.(a.text); break;
       case 'EndCall': this.#finish(a.reason); break;
     }
   }
@@ -189,8 +202,10 @@ export class CallSession {
     let source: ReplySource;
     if (disclosure) source = { text: fillTemplate(this.c.agent.disclosure_script, vars) };
     else if (a.kind === 'voicemail') source = { text: fillTemplate(this.c.agent.voicemail_message ?? this.c.agent.disclosure_script, vars) };
+    else if (HOLD_SCRIPT[a.kind]) source = { text: HOLD_SCRIPT[a.kind]! };
     else source = { dialog: this.#turnRequest(a.callerText) };
-    const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure,
+    // the hold message plays whole: words over it are recorded for the operator, never a barge-in the agent answers
+    const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure || a.kind === 'hold',
       turn: a.turn && this.#turnWall ? { ...a.turn, wall: this.#turnWall } : undefined };
     this.#reply = r;
     this.playout.beginReply();

@@ -17,6 +17,9 @@ const origin = srv.baseUrl.replace(/\/v1$/, '');
 const OPERATOR = { email: 'operator@example.com', password: 'operator-password-1' };
 const created = await api(srv.baseUrl, 'POST', '/users', { token: await login(srv.baseUrl), body: { ...OPERATOR, role: 'operator' } });
 if (created.status !== 201) throw new Error(`operator not created: ${created.status}`);
+// This test follows the handoff of a call that has ended (no hold): hold_seconds 0 keeps the old escalation end.
+const held = await api(srv.baseUrl, 'PUT', '/handoffs/settings', { token: await login(srv.baseUrl), body: { hold_seconds: 0 } });
+if (held.status !== 200) throw new Error(`handoff settings not stored: ${held.status}`);
 const browser = await launch();
 t.teardown(async () => { await browser.close(); await srv.close(); });
 

@@ -12,6 +12,7 @@ import { parse } from '../validate.js';
 import { ApiError } from '../../errors.js';
 import { DispatchBody, ListQuery } from '../../calls/dispatch_schema.js';
 import { encodeCursor } from '../../calls/repo.js';
+import { ENDED_REASONS } from '../../calls/types.js';
 
 const CallIdParam = z.object({ id: z.string().regex(/^call_[0-9a-f]{24}$/, 'must be call_<24 hex>') });
 const RecordingQuery = z.object({ expires: z.coerce.number().int(), sig: z.string().min(1).max(100) });
@@ -81,7 +82,7 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
 
   t.add({
     method: 'get', path: '/calls/:id', tag: 'Calls', auth: callAuth,
-    summary: 'One call with its lifecycle transitions (from, to, reason, at).',
+    summary: `One call with its lifecycle transitions (from, to, reason, at). ended_reason: ${ENDED_REASONS.join(', ')}.`,
     responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
     handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
   });

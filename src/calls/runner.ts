@@ -30,7 +30,7 @@ import { CallSession } from '../session/shell.js';
 import { deferred, sessionOutputs } from '../session/outputs.js';
 import type { CallStatus } from './types.js';
 import { DEFAULT_HANDOFF_SETTINGS, getHandoffSettings, type HandoffSettings } from '../handoffs/settings.js';
-import { closeUnansweredHandoff, scheduleCallback } from '../handoffs/call_hold.js';
+import { closeHandoffOfEndedCall, closeUnansweredHandoff, handoffTimes, scheduleCallback } from '../handoffs/call_hold.js';
 
 export interface RunnerDeps {
   db: Db; log: Logger; adapters: AdapterSet; tools: ToolRunner; pool: AudioPool; events: CallEventSink; calls: CallService;
@@ -56,6 +56,10 @@ interface LiveCall {
   moves: Promise<unknown>;
   /** writes the call's end waits for (a call-back being scheduled) */
   pending?: Promise<unknown>[];
+  /** the tenant's hold time for this call (s; 0: no hold) */
+  holdSeconds?: number;
+  /** the operator (user id) who took the call from the handoff queue */
+  operator?: string;
 }
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
@@ -123,11 +127,43 @@ export class CallRunner implements CallRunnerPort {
     return true;
   }
 
-  /** The agent stops and the call goes to a human; resolves once the carrier has bridged it (or refused). */
+  /**
+   * The agent stops and the call goes to a human; resolves once the carrier has bridged it (or refused). A transfer
+   * to 'operator' with no number to dial (and a tenant hold time) puts the caller on hold in the handoff queue.
+   */
   async transfer(callId: string, target: string): Promise<boolean> {
     const l = this.live.get(callId);
     if (!l?.session) return false;
+    const dial = target === 'operator' ? l.row.agent.transfer_number ?? this.d.humanTransferNumber : target;
+    if (!dial && l.holdSeconds) { l.session.holdForOperator(); return true; }
     await l.session.transfer(target);
+    return true;
+  }
+
+  /**
+   * Operator moves on a call this instance runs (src/handoffs/call_control.ts routes them here): false when the
+   * call is not live here. Joined: the agent stops speaking; spoke: the caller hears the operator's words; left:
+   * the agent takes the call again, or the call ends transferred to the operator.
+   */
+  operatorJoined(callId: string, operator: string): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session) return false;
+    l.operator = operator;
+    l.session.operatorJoined();
+    return true;
+  }
+
+  operatorSpoke(callId: string, text: string): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session?.withOperator) return false;
+    l.session.operatorSpoke(text);
+    return true;
+  }
+
+  operatorLeft(callId: string, then: 'agent' | 'end'): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session?.withOperator) return false;
+    l.session.operatorLeft(then);
     return true;
   }
 
@@ -184,7 +220,9 @@ export class CallRunner implements CallRunnerPort {
       if (!l.endReason) { await this.#finish(row, 'in_progress', 'failed', 'media_timeout'); return; }
       reason = l.endReason; // hung up or shut down while waiting: ended below as a live session would be
     } else {
-      session = this.#session(l, stream, await handoff);
+      const settings = await handoff;
+      l.holdSeconds = settings.hold_seconds;
+      session = this.#session(l, stream, settings);
       l.session = session;
       l.media = stream;
       if (l.endReason) session.hangup(l.endReason);
@@ -197,10 +235,13 @@ export class CallRunner implements CallRunnerPort {
     }
     if (row.carrier_call_id) await this.d.adapters.carrier.hangup(row.carrier_call_id, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
     await Promise.allSettled(l.pending ?? []);
-    // a caller who leaves the queue (or a call that ends while waiting) is no longer there to take; a call transferred
-    // to a human number keeps its handoff open for the record of that human's work
-    if (row.conversation_id && reason !== 'transferred') await closeUnansweredHandoff(this.d.db, row.tenant_id, row.conversation_id, 'call_ended').catch(() => false);
-    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus });
+    // nobody is on the line any more: the call's handoff leaves the queue (waiting or with an operator), so operator
+    // moves on it answer 409
+    if (row.conversation_id) await closeHandoffOfEndedCall(this.d.db, row.tenant_id, row.conversation_id).catch(() => false);
+    if (reason === 'transferred' && l.operator) {
+      await this.d.events.publish(row.tenant_id, row.id, { type: 'transfer', target: `operator:${l.operator}`, by: l.operator }).catch(() => undefined);
+    }
+    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus, operator: l.operator });
   }
 
   /** What the carrier reports while the call rings or runs: the ringing status, a machine, the end. */
@@ -269,7 +310,7 @@ export class CallRunner implements CallRunnerPort {
    * `lastActivityAt`: a call ended by another instance counts its duration up to then (endLost).
    */
   async #finish(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string,
-    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string } = {}): Promise<void> {
+    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; operator?: string } = {}): Promise<void> {
     const { session, lastActivityAt } = o;
     const ledger = session?.ledger;
     const keep = <T>(write: () => Promise<T>) => outageBufferOf(this.d.db).keep(callKey(row.id), write);
@@ -288,6 +329,8 @@ export class CallRunner implements CallRunnerPort {
       if (!row.webhook_url) return;
       const fresh = (await this.d.calls.repo.get(row.tenant_id, row.id, tx))!;
       const payload = callCompletedPayload(toRecord(fresh, this.d.recordingUrl));
+      const handoff = row.conversation_id ? await handoffTimes(tx, row.tenant_id, row.conversation_id) : undefined;
+      if (handoff) payload.handoff = { target: o.operator ? `operator:${o.operator}` : null, ...handoff };
       await this.d.outbox.enqueue(tx, { tenantId: row.tenant_id, callId: row.id, url: row.webhook_url, eventType: 'call.completed', payload });
     } : undefined;
     const moved = await keep(() => transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, also));

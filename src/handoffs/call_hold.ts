@@ -3,7 +3,7 @@
  * caller accepted becomes a lead call scheduled for later (a new lead with source 'callback', dialed by the lead
  * scheduler once due and inside calling hours; its conversation is the call's, so the call-back continues it).
  */
-import type { Db } from '../db/db.js';
+import type { Db, Queryable } from '../db/db.js';
 import { newId } from '../ids.js';
 
 /**
@@ -20,6 +20,32 @@ export async function closeUnansweredHandoff(db: Db, tenantId: string, conversat
       [conversationId, tenantId, action]);
     return true;
   });
+}
+
+/** The call ended: its handoff, waiting or with an operator, is resolved (history action 'call_ended'). */
+export async function closeHandoffOfEndedCall(db: Db, tenantId: string, conversationId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const r = await tx.query<{ from_state: string }>(
+      `UPDATE conversations c SET handoff_state = 'resolved', state = 'closed', handoff_ended_at = now(), updated_at = now()
+       FROM (SELECT handoff_state FROM conversations WHERE id = $1 AND tenant_id = $2 FOR UPDATE) prev
+       WHERE c.id = $1 AND c.tenant_id = $2 AND c.state = 'handoff' AND c.handoff_state IN ('waiting', 'with_operator')
+       RETURNING prev.handoff_state AS from_state`, [conversationId, tenantId]);
+    if (!r.rows[0]) return false;
+    await tx.query(`INSERT INTO handoff_events (conversation_id, tenant_id, action, from_state, to_state, by_sub) VALUES ($1, $2, 'call_ended', $3, 'resolved', 'agent')`,
+      [conversationId, tenantId, r.rows[0].from_state]);
+    return true;
+  });
+}
+
+const isoOrNull = (v: unknown) => (v == null ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+
+/** The handoff's times for the call.completed webhook; undefined when the call's conversation never went to the queue. */
+export async function handoffTimes(q: Queryable, tenantId: string, conversationId: string) {
+  const r = await q.query<{ handoff_queued_at: unknown; handoff_accepted_at: unknown; handoff_ended_at: unknown }>(
+    'SELECT handoff_queued_at, handoff_accepted_at, handoff_ended_at FROM conversations WHERE id = $1 AND tenant_id = $2', [conversationId, tenantId]);
+  const c = r.rows[0];
+  if (!c?.handoff_queued_at) return undefined;
+  return { queued_at: isoOrNull(c.handoff_queued_at)!, accepted_at: isoOrNull(c.handoff_accepted_at), ended_at: isoOrNull(c.handoff_ended_at) };
 }
 
 export interface CallbackRequest {

@@ -30,7 +30,9 @@ export type Phase =
 export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail'
   /** the handoff's fixed words (src/handoffs/hold_script.ts): going on hold, nobody came (a call-back is offered),
    *  the goodbye after the caller's answer, the agent back after an operator */
-  | 'hold' | 'callback_offer' | 'callback_confirmed' | 'callback_declined' | 'agent_back';
+  | 'hold' | 'callback_offer' | 'callback_confirmed' | 'callback_declined' | 'agent_back'
+  /** the operator's message, spoken to the caller (callerText holds it) */
+  | 'operator';
 
 export type ReplyEnding = { kind: 'escalate' | 'end_call'; reason: string };
 
@@ -70,7 +72,11 @@ export type SessionInput =
   /** an operator accepted the call's handoff: the agent stops speaking for good (until handed back) */
   | { type: 'OperatorJoined' }
   /** the operator is done: the agent takes the call again, or the call ends (transferred to the operator) */
-  | { type: 'OperatorLeft'; then: 'agent' | 'end' };
+  | { type: 'OperatorLeft'; then: 'agent' | 'end' }
+  /** the operator's message, to be spoken to the caller */
+  | { type: 'OperatorSpoke'; text: string }
+  /** a transfer to a person with no number to dial: the caller waits on hold in the handoff queue */
+  | { type: 'HoldRequested' };
 
 export type TranscriptPurpose = 'turn' | 'barge_in';
 export type { BargeInVerdict } from '../audio/index.js';
@@ -147,4 +153,6 @@ export interface SessionState {
   holdUntilMs?: number;
   /** the call-back was offered: the caller's next words answer it */
   callbackOffered?: boolean;
+  /** an operator has the call (whatever plays now, the agent answers nothing) */
+  withOperator?: boolean;
 }

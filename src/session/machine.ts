@@ -21,7 +21,7 @@ export const VOICEMAIL_BEEP_WAIT_MS = 30_000;
 const join = (a: string, b: string) => `${a} ${b}`.trim();
 const over = (s: SessionState) => s.phase === 'ended' || s.phase === 'transferring';
 /** waiting for an operator, or with one: the agent does not answer; the caller's words are recorded for the operator */
-const humanSide = (s: SessionState) => s.holdUntilMs !== undefined || s.phase === 'on_hold' || s.phase === 'with_operator';
+const humanSide = (s: SessionState) => s.holdUntilMs !== undefined || s.phase === 'on_hold' || !!s.withOperator;
 /** the end reason once an escalation went unanswered: also when the caller hangs up on the goodbye */
 const UNANSWERED = 'escalation_unanswered';
 
@@ -170,6 +170,7 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
       if (over(s)) break;
       cutCurrent(s, out);
       s.phase = 'with_operator';
+      s.withOperator = true;
       s.holdUntilMs = undefined;
       s.callbackOffered = false;
       s.endAtMs = undefined;
@@ -177,10 +178,28 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
       break;
 
     case 'OperatorLeft':
-      if (s.phase !== 'with_operator') break;
+      if (!s.withOperator || over(s)) break;
+      s.withOperator = false;
+      cutCurrent(s, out);
       if (input.then === 'end') { end(s, out, 'transferred'); break; }
       s.heldText = '';
       startReply(s, out, 'agent_back', '');
+      break;
+
+    case 'OperatorSpoke':
+      if (!s.withOperator || over(s)) break;
+      cutCurrent(s, out); // a newer message replaces one still playing
+      startReply(s, out, 'operator', input.text);
+      break;
+
+    case 'HoldRequested':
+      if (over(s) || s.phase === 'idle' || humanSide(s)) break;
+      cutCurrent(s, out);
+      s.endAtMs = undefined;
+      s.endReason = undefined;
+      s.heldText = '';
+      s.holdUntilMs = s.mediaMs + (s.settings.operatorHoldMs ?? 0);
+      startReply(s, out, 'hold', '');
       break;
 
     case 'MachineDetected':
@@ -302,6 +321,7 @@ function finishReply(s: SessionState, out: SessionAction[]): void {
   }
   if (r.kind === 'voicemail') { end(s, out, 'voicemail'); return; }
   if (r.kind === 'hold') { s.phase = 'on_hold'; return; }
+  if (s.withOperator) { s.phase = 'with_operator'; return; }
   if (r.kind === 'callback_confirmed' || r.kind === 'callback_declined') { end(s, out, UNANSWERED); return; }
   if (r.ending?.kind === 'end_call') { end(s, out, r.ending.reason); return; }
   if (r.ending?.kind === 'escalate' && s.settings.operatorHoldMs && !r.ending.reason.startsWith('adapter_failure')) {

@@ -60,6 +60,8 @@ export interface SessionPorts {
 interface LiveReply {
   id: number; controller: AbortController; outcome: ReplyOutcome; done: boolean; turn?: TurnTiming & { wall: TurnWall };
   firstFrameWall?: number; uninterruptible: boolean;
+  /** the operator's words: already in the conversation and on the live stream as the operator's */
+  operator?: boolean;
 }
 interface TurnWall { endedAt: number; transcribedAt?: number }
 
@@ -127,6 +129,12 @@ export class CallSession {
   operatorJoined(): void { this.dispatch({ type: 'OperatorJoined' }); }
   /** the operator hands the call back to the agent, or ends it */
   operatorLeft(then: 'agent' | 'end'): void { this.dispatch({ type: 'OperatorLeft', then }); }
+  /** the operator's message, spoken to the caller in the agent's voice (until the operator's own audio joins) */
+  operatorSpoke(text: string): void { this.dispatch({ type: 'OperatorSpoke', text }); }
+  /** a transfer to a person with nobody to dial: the caller waits on hold in the handoff queue */
+  holdForOperator(): void { this.dispatch({ type: 'HoldRequested' }); }
+  /** an operator has the call now */
+  get withOperator(): boolean { return !!this.state.withOperator; }
   /** answering-machine detection said a machine answered */
   machineDetected(beepDone: boolean): void { this.dispatch({ type: 'MachineDetected', beepDone }); }
 
@@ -203,9 +211,11 @@ export class CallSession {
     if (disclosure) source = { text: fillTemplate(this.c.agent.disclosure_script, vars) };
     else if (a.kind === 'voicemail') source = { text: fillTemplate(this.c.agent.voicemail_message ?? this.c.agent.disclosure_script, vars) };
     else if (HOLD_SCRIPT[a.kind]) source = { text: HOLD_SCRIPT[a.kind]! };
+    else if (a.kind === 'operator') source = { text: a.callerText };
     else source = { dialog: this.#turnRequest(a.callerText) };
     // the hold message plays whole: words over it are recorded for the operator, never a barge-in the agent answers
-    const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure || a.kind === 'hold',
+    const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure || a.kind === 'hold' || a.kind === 'operator',
+      operator: a.kind === 'operator',
       turn: a.turn && this.#turnWall ? { ...a.turn, wall: this.#turnWall } : undefined };
     this.#reply = r;
     this.playout.beginReply();
@@ -268,14 +278,14 @@ export class CallSession {
     const { playedMs } = this.playout.clear();
     this.recorder.dropAgentFrom(this.ledger.framesIn);
     this.#agentSlot = this.ledger.framesIn - 1; // the carrier dropped its buffer
-    this.#recordAgent(heardText(r.outcome.spoken, playedMs), true);
+    if (!r.operator) this.#recordAgent(heardText(r.outcome.spoken, playedMs), true);
   }
 
   #completeReply(id: number): void {
     const r = this.#reply;
     if (!r || r.id !== id) return;
     this.#reply = undefined;
-    this.#recordAgent(r.outcome.spoken.map((s) => s.text).join(' '), false);
+    if (!r.operator) this.#recordAgent(r.outcome.spoken.map((s) => s.text).join(' '), false);
   }
 
   #recordAgent(text: string, truncated: boolean): void {

@@ -56,20 +56,21 @@ export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
   t.add({
     method: 'post', path: '/handoffs/:id/accept', tag: 'handoffs', auth: OPERATOR,
     summary: 'waiting -> with_operator (the caller). Exactly one of several simultaneous accepts wins; the others get 409. '
-      + "From then on the visitor's turns reach this operator (the agent no longer answers).",
+      + "From then on the visitor's turns reach this operator (the agent no longer answers); on a call, the agent stops speaking. A call that has ended answers 409.",
     responses: { 200: 'with_operator', 409: 'not waiting (already with an operator, or resolved)' },
     handler: async (req) => h.accept(principalOf(req), parse(IdParam, req.params, 'params').id),
   });
   t.add({
     method: 'post', path: '/handoffs/:id/reply', tag: 'handoffs', auth: OPERATOR, body: ReplyBody,
-    summary: "The accepting operator's message: appended to the conversation (the visitor's page shows it) and, for a call, published on its live stream (transcript, speaker operator).",
+    summary: "The accepting operator's message: appended to the conversation (the visitor's page shows it) and, for a call, spoken to the caller and published on its live stream (transcript, speaker operator). 409 once the call has ended.",
     responses: { 200: 'appended', 409: 'not with an operator, or with another operator' },
     handler: async (req) => h.reply(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ReplyBody).text),
   });
   t.add({
     method: 'post', path: '/handoffs/:id/resolve', tag: 'handoffs', auth: OPERATOR, body: ResolveBody,
     summary: 'with_operator -> resolved, by the accepting operator or an admin. Optional body {then}: "agent" hands the conversation back '
-      + 'to the agent (state active: it answers the next turn), "close" (default) closes it. The handoff says which in resolution.',
+      + 'to the agent (state active: it answers the next turn), "close" (default) closes it. The handoff says which in resolution. '
+      + 'On a call: "agent" gives the call back to the agent; "close" ends it, ended_reason transferred (target operator:<user id>, the handoff times in the webhook).',
     responses: { 200: 'resolved', 409: 'not with an operator, or with another operator' },
     handler: async (req) => h.resolve(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ResolveBody).then),
   });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
 import { AddressPolicy } from './net/address_policy.js';
-import { LIVE_SLOTS, SLOT_NAMES, selectSlot, settingOf, type Slot } from './providers/catalog.js';
+import { LIVE_SLOTS, SLOTS, SLOT_NAMES, selectSlot, settingOf, type Slot, type SlotSpec } from './providers/catalog.js';
 import { providerSettings } from './providers/settings.js';
 
 const intFrom = (min: number, max: number) =>
@@ -34,6 +34,11 @@ const schema = z.object({
   /** PGlite data directory; "memory" keeps the embedded database in memory (tests). */
   DATA_DIR: z.string().min(1).default('./data'),
   DB_POOL_MAX: intFrom(1, 200).default(10),
+  /**
+   * the embedded database's buffer pool, MB: PostgreSQL's default (128) held ~100 MB more resident memory for an
+   * embedded database of a few MB (bench/README.md, startup); pages not in it are read from DATA_DIR through the OS cache
+   */
+  PGLITE_SHARED_BUFFERS_MB: intFrom(1, 4096).default(32),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
   /** before every key this service writes in Redis (rate-limit counts), so deployments sharing one Redis count apart */
   REDIS_KEY_PREFIX: z.string().regex(/^[\w:.-]{0,64}$/, 'must be up to 64 letters, digits, _ : . -').default('voicecall:'),
@@ -151,24 +156,40 @@ export class ConfigError extends Error {
 /** Keys live mode cannot run without: a shared JWT secret, a real admin password, and where carriers reach us. */
 const LIVE_REQUIRED = ['SERVICE_JWT_SECRET', 'SERVICE_DEV_PASSWORD', 'SERVICE_API_KEY', 'PUBLIC_BASE_URL'] as const;
 
-const GRPC_URL_OF: Partial<Record<Slot, keyof Env>> = { carrier: 'ADAPTER_CARRIER_URL', speech_to_text: 'ADAPTER_STT_URL', text_to_speech: 'ADAPTER_TTS_URL' };
+const GRPC_URL_OF: Partial<Record<Slot, keyof Env>> = { carrier: 'ADAPTER_CARRIER_URL', speech_to_text: 'ADAPTER_STT_URL', dialog_model: 'ADAPTER_DIALOG_URL', text_to_speech: 'ADAPTER_TTS_URL' };
 
+/** ", e.g. deepgram with DEEPGRAM_API_KEY": what naming a provider needs, so the message says what to set */
+function keysHint(slot: Slot): string {
+  const options = Object.entries((SLOTS[slot] as SlotSpec).providers).map(([name, p]) => `${name} with ${p.keys.join(', ')}`);
+  return `: ${options.join('; or ')}`;
+}
+
+/**
+ * Reads and checks every setting, and names every problem in one message (a missing key, a bad value, a provider
+ * without its keys), so a new deployment is fixed in one restart, not one per key.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const problems: string[] = [];
   const parsed = schema.safeParse(clean);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+    for (const i of parsed.error.issues) problems.push(`${i.path.join('.')}: ${i.message}`);
   }
-  const e = parsed.data;
-  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(`invalid configuration: HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
+  // The checks between settings run on what parsed (or, when something did not, on the raw values: a missing key
+  // is missing either way), so one message holds both kinds.
+  const e = (parsed.success ? parsed.data : clean) as Env;
+  if (parsed.success && e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    problems.push(`HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
   }
   for (const slot of SLOT_NAMES) {
     const sel = selectSlot(e, slot);
     // a provider chosen by name must have its keys, in any mode: half-configured is a mistake, not the simulator
     if (settingOf(slot) && sel.provider && sel.missing.length) {
-      throw new ConfigError(`${settingOf(slot)}=${sel.provider} requires ${sel.missing.join(', ')}`);
+      problems.push(`${settingOf(slot)}=${sel.provider} requires ${sel.missing.join(', ')}`);
+    }
+    const grpc = GRPC_URL_OF[slot];
+    if (sel.ambiguous && !(grpc && e[grpc])) { // an adapter server serving the slot makes the keys moot
+      problems.push(`${settingOf(slot)}: the keys of ${sel.ambiguous.join(' and ')} are all set; name the ${slot} provider (${settingOf(slot)}=${sel.ambiguous.join(' or ')})`);
     }
   }
   if (e.SERVICE_MODE === 'live') {
@@ -177,14 +198,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       const sel = selectSlot(e, slot);
       const grpc = GRPC_URL_OF[slot];
       if (!sel.provider && grpc && e[grpc]) continue; // an adapter server provides it
-      if (!sel.provider) missing.push(`${settingOf(slot)} (the ${slot} provider)`);
+      if (!sel.provider && !sel.ambiguous) missing.push(`${settingOf(slot)} (the ${slot} provider${keysHint(slot)})`);
     }
     // inbound webhooks edit a tenant's compliance data (DND): live mode does not leave them open without being told
     if (!e.SERVICE_WEBHOOK_SECRET && !e.INBOUND_WEBHOOKS) {
       missing.push('SERVICE_WEBHOOK_SECRET (or INBOUND_WEBHOOKS=signed to take only per-tenant inbound secrets, or INBOUND_WEBHOOKS=unsigned to accept unsigned inbound webhooks)');
     }
-    if (missing.length) throw new ConfigError(`SERVICE_MODE=live requires ${missing.join(', ')}`);
+    if (missing.length) problems.push(`SERVICE_MODE=live requires ${missing.join(', ')}`);
   }
+  if (problems.length === 1) throw new ConfigError(`invalid configuration: ${problems[0]}`);
+  if (problems.length) throw new ConfigError(`invalid configuration (${problems.length} problems):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   const hostForUrl = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
   return {
     ...e,

@@ -1,11 +1,14 @@
 /**
  * Entry point: load config (exit 2 naming the bad key), start (exit 2 when another process holds the embedded
- * DATA_DIR), and shut down gracefully on SIGTERM/SIGINT.
+ * DATA_DIR) printing progress and then a banner of where to go (src/startup/banner.ts), and shut down gracefully on
+ * SIGTERM/SIGINT.
  */
 import { loadConfig, ConfigError } from './config.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
 import { DataDirLockedError } from './db/data_dir_lock.js';
+import { bannerLines, progressLine } from './startup/banner.js';
+import { derivedProviders } from './integrations.js';
 
 let config;
 try {
@@ -25,7 +28,8 @@ if (!config.SERVICE_JWT_SECRET) {
 }
 let server;
 try {
-  server = await startServer(config, { log });
+  // process.uptime(): from the process's own start, so the figures include loading the code
+  server = await startServer(config, { log, progress: (step) => process.stdout.write(`${progressLine(step, process.uptime() * 1000)}\n`) });
 } catch (err) {
   if (err instanceof DataDirLockedError) {
     process.stderr.write(`${err.message}.\nStop that process first, or start this one with another DATA_DIR (or DATABASE_URL). `
@@ -35,6 +39,7 @@ try {
   throw err;
 }
 log.info({ baseUrl: server.baseUrl, mode: config.SERVICE_MODE, storage: server.services.db.kind, bus: server.services.bus.kind }, 'voicecall listening');
+process.stdout.write(`${bannerLines(config, { port: server.port, storage: server.services.db.kind, bus: server.services.bus.kind, derived: derivedProviders(config) }, process.uptime() * 1000).join('\n')}\n`);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -6,13 +6,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.js';
-import { buildServices, type Services } from './services.js';
+import { buildServices, type BuildOptions, type Services } from './services.js';
 import { buildApp, buildRouteTable } from './api/app.js';
 import { createExpressServer } from './api/express_server.js';
 import { matchPath, type RouteTable } from './api/route_table.js';
 import { refuseUpgrade } from './problem.js';
 import { startMetricsServer } from './api/metrics_endpoint.js';
-import type { Logger } from './log.js';
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:8787/v1 */
@@ -27,7 +26,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, opts: { log?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, opts: BuildOptions = {}): Promise<RunningServer> {
   const services = await buildServices(config, opts);
   const table = buildRouteTable(services);
   const app = buildApp(services, table);

@@ -2,10 +2,12 @@
  * Builds everything the process needs from the config: storage (pg or PGlite), bus (Redis or in-process),
  * repositories, tokens, metrics; seeds the dev tenant. close() tears it down in reverse order, once.
  */
+import { join, resolve } from 'node:path';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openDb, type Db } from './db/db.js';
 import { lockDataDir, usesEmbeddedDataDir } from './db/data_dir_lock.js';
+import { isNewCluster } from './db/pglite_init.js';
 import { outageBufferOf } from './db/outage.js';
 import { migrate } from './db/migrate.js';
 import { MemoryBus } from './bus/memory_bus.js';
@@ -40,8 +42,15 @@ export interface Services extends AppDeps {
   close(): Promise<void>;
 }
 
-export async function buildServices(config: Config, opts: { log?: Logger } = {}): Promise<Services> {
+export interface BuildOptions {
+  log?: Logger;
+  /** called as each slow step of start-up begins (npm start prints them: the embedded database takes seconds) */
+  progress?: (step: string) => void;
+}
+
+export async function buildServices(config: Config, opts: BuildOptions = {}): Promise<Services> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const progress = opts.progress ?? (() => {});
   if (config.inboundWebhooks === 'unsigned') {
     log.warn(`inbound webhooks (POST /v1/webhooks/crm, /v1/webhooks/calendar) accept unsigned requests naming any tenant${config.INBOUND_WEBHOOKS ? ' (INBOUND_WEBHOOKS=unsigned)' : ''}: `
       + 'set SERVICE_WEBHOOK_SECRET, or create per-tenant inbound secrets (POST /v1/inbound-secrets) and set INBOUND_WEBHOOKS=signed');
@@ -53,7 +62,11 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     // Without SERVICE_JWT_SECRET the secret is kept in DATA_DIR, so tokens and recording links survive a restart.
     if (!config.SERVICE_JWT_SECRET && config.DATA_DIR !== 'memory') config.jwtSecret = await persistentSecret(config.DATA_DIR);
     setOutboundPolicy(AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS));
-    db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+    const embedded = config.DATA_DIR === 'memory' ? 'in memory' : `in ${resolve(config.DATA_DIR)}`;
+    progress(config.DATABASE_URL ? 'connecting to PostgreSQL'
+      : config.DATA_DIR !== 'memory' && isNewCluster(join(config.DATA_DIR, 'pglite')) ? `creating the embedded database (PGlite) ${embedded}: first start only, it takes a while`
+        : `starting the embedded database (PGlite) ${embedded}`);
+    db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX, pgliteSharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB });
   } catch (err) {
     await lock?.release();
     throw err;
@@ -63,6 +76,7 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
   const outage = outageBufferOf(db).configure({ maxWrites: config.DB_OUTAGE_BUFFER_WRITES, log });
   closers.unshift(async () => outage.close());
   try {
+    progress('applying database migrations');
     await migrate(db);
     const bus = config.REDIS_URL ? new RedisBus(config.REDIS_URL) : new MemoryBus();
     closers.unshift(() => bus.close());
@@ -82,6 +96,7 @@ export async function buildServices(config: Config, opts: { log?: Logger } = {})
     const tools = createTools(config, { warn: (msg) => log.warn(msg), log });
     closers.unshift(() => tools.close());
     const audio = new AudioPool({ threads: config.AUDIO_THREADS || undefined });
+    progress(`starting ${audio.threads} audio worker thread${audio.threads === 1 ? '' : 's'}`);
     closers.unshift(() => audio.close());
     await audio.warm();
     const callEngine = createCallEngine({ config, db, log, agents: repos.agents, events: stream.sink, adapters, tools, pool: audio });

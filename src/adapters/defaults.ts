@@ -30,6 +30,7 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
       const stream = s.open(o);
       return {
         write: (pcm, atMs) => stream.write(pcm, atMs),
+        expect: (hint) => stream.expect?.(hint),
         finalize: (fo) => { const opts = withTimeout(fo, ms); return withDeadline('stt', opts, (signal) => stream.finalize({ signal, timeoutMs: opts.timeoutMs })); },
         onResult: (l) => stream.onResult(l),
         close: () => stream.close(),

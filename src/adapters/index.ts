@@ -21,7 +21,9 @@ import { SimCarrier, type SimCarrierOptions } from './sim/carrier.js';
 import { simCallees } from './sim/callees.js';
 import { SimStt } from './sim/stt.js';
 import { SimTts } from './sim/tts.js';
-import type { AdapterSet } from './types.js';
+import type { AdapterSet, TextToSpeechAdapter } from './types.js';
+import { OfflineTts } from '../speech/voice/tts.js';
+import { warmEars } from '../speech/pool.js';
 
 export * from './types.js';
 export { SIM_NUMBERS, simNumberFor, type SimNumber, type SimScenario } from './sim_numbers.js';
@@ -43,6 +45,17 @@ export interface AdapterRuntime extends AdapterSet {
   modes: Record<AdapterName, 'in_process' | 'grpc' | 'live'>;
   /** the in-process simulated carrier when the carrier is in-process: subscribe with simCarrier.onAnswered(…) */
   simCarrier?: SimCarrier;
+  /**
+   * The offline voice (src/speech/voice), when the text-to-speech slot is the simulator: what a person hears from
+   * the embedded default (the demo's reply audio). Calls keep the simulator's SimVoice, which the simulated callees
+   * decode to know what the agent said.
+   */
+  voice?: TextToSpeechAdapter;
+  /**
+   * Loads the offline recogniser (when the speech-to-text slot is the simulator) outside any turn's deadline: its
+   * first load takes seconds on a busy machine, longer than a turn may wait.
+   */
+  warmEars?(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -108,6 +121,8 @@ export function createAdapters(config: AdapterConfig, opts: CreateAdaptersOption
       dialog: mode(config.ADAPTER_DIALOG_URL, providers.dialog), tts: mode(config.ADAPTER_TTS_URL, providers.tts),
     },
     ...(set.carrier === sim.carrier ? { simCarrier: sim.carrier } : {}),
+    ...(set.tts === sim.tts ? { voice: new OfflineTts() } : {}),
+    ...(set.stt === sim.stt ? { warmEars } : {}),
     async close() {
       if (closed) return;
       closed = true;

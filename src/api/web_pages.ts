@@ -6,13 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { sendProblem } from './problem.js';
+import { fromRoot } from '../package_root.js';
 
-export const WEB_DIST_DIR = fileURLToPath(new URL('../../dist/web/', import.meta.url));
+export const WEB_DIST_DIR = fromRoot('dist', 'web') + '/';
 
 /** What a page may know about the service: API bases (null = the page's own origin), mode and audio limit. */
 export function publicSettings(config: Config) {

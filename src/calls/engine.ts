@@ -26,8 +26,9 @@ import { WebhookDeliverer } from '../webhooks/deliverer.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { WebhookSecrets } from '../webhooks/secrets.js';
 import { refuseUpgrade } from '../problem.js';
+import { browserMediaSocket, LiveItemTap, type BrowserStream } from '../carriers/browser/index.js';
 import { liveCarrier, simulatorEdge, type CarrierAnswer, type CarrierEdge, type CarrierName, type CarrierRequest } from '../carriers/index.js';
-import { mediaUrlOf, type InboundAccepted, type InboundOffer } from '../carriers/contract.js';
+import { mediaUrlOf, STREAM_TOKEN_PARAMETER, type InboundAccepted, type InboundOffer } from '../carriers/contract.js';
 import { ApiError } from '../errors.js';
 import { EngineInstances } from './instances.js';
 import { recordingPathOf, toRecord } from './repo.js';
@@ -45,8 +46,17 @@ export interface CallEngine {
   pool: AudioPool;
   /** this engine's liveness row and the sweep of dead engines' calls */
   instances: EngineInstances;
-  /** the media WebSocket of `carrier` (/v1/media/<carrier>); refused (404) for a carrier this instance does not use */
-  mediaUpgrade(carrier: CarrierName, req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * the media WebSocket of `carrier` (/v1/media/<carrier>); refused (404) for a carrier this instance does not use.
+   * `browser` (/v1/media/browser) is served whatever the carrier: the browser legs of calls (src/carriers/browser).
+   */
+  mediaUpgrade(carrier: CarrierName | 'browser', req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * A call from a browser (POST /v1/browser-calls): stored as an inbound call of the tenant on the line `browser`,
+   * answered, and waiting (as a carrier's call waits for its stream) for its browser leg on /v1/media/browser,
+   * which proves itself with `token`, the call's single-use media capability. Ended after BROWSER_CALL_MAX_MS.
+   */
+  startBrowserCall(tenantId: string, o: { timeZone?: string }): Promise<{ call: CallRecord; token: string }>;
   /** an HTTP callback of the live carrier (/v1/carriers/<carrier>/<hook>); undefined = not a carrier in use */
   carrierCallback(carrier: CarrierName, hook: string, req: CarrierRequest): Promise<CarrierAnswer> | undefined;
   /**
@@ -65,6 +75,9 @@ export interface CallEngine {
   recordingFor(callId: string): Promise<Buffer | undefined>;
   close(): Promise<void>;
 }
+
+/** the longest a call from a browser may last: a public page must not hold a call (and a tenant's slot) open for ever */
+export const BROWSER_CALL_MAX_MS = 10 * 60_000;
 
 export interface CallEngineDeps {
   config: Config; db: Db; log: Logger; agents: AgentRepo; events: CallEventSink; tools: ToolRunner;
@@ -85,7 +98,9 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   // Unique per process start: a restarted process (same host, and in a container often the same pid) must not
   // take over its predecessor's calls as if they were live here (src/calls/instances.ts ends them).
   const instanceId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const calls = new CallService({ db, log, agents: d.agents, events: d.events, maxConcurrentPerTenant: config.MAX_CONCURRENT_CALLS_PER_TENANT,
+  // the calls' live items, also handed to their browser legs (what a visitor's page shows as the transcript)
+  const items = new LiveItemTap(d.events);
+  const calls = new CallService({ db, log, agents: d.agents, events: items, maxConcurrentPerTenant: config.MAX_CONCURRENT_CALLS_PER_TENANT,
     instanceId, recordingUrl });
   const outbox = new WebhookOutbox(db);
   const secrets = new WebhookSecrets(db);
@@ -108,11 +123,20 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   // without a live carrier, the simulator's (or an adapter server's) callees stream to the simulator's edge
   const edge: CarrierEdge = live ?? simulatorEdge({ log, capabilities: mediaCapabilities, onStream });
   const mediaUrl = () => mediaUrlOf(config.publicBaseUrl, edge.name);
-  runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: d.events, calls, outbox,
+  const browserLeg = browserMediaSocket({ log, capabilities: mediaCapabilities, onStream: (callId, s) => {
+    if (!runner.attachStream(callId, s)) return false;
+    const leg = s as BrowserStream;
+    leg.onClose(items.watch(callId, (m) => leg.sendItem(m)));
+    return true;
+  } });
+  /** browser calls' duration limits, until their end */
+  const browserLimits = new Map<string, NodeJS.Timeout>();
+  runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: items, calls, outbox,
     onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
     timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
     humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000 });
   calls.attachRunner(runner);
+  calls.onCallEnded((c) => { clearTimeout(browserLimits.get(c.id)); browserLimits.delete(c.id); });
   deliverer.start();
   const instances = new EngineInstances({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, runner });
   const registered = instances.start().catch((err) => log.warn({ err }, 'engine instance registration failed'));
@@ -120,7 +144,8 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   return {
     calls, runner, outbox, secrets, deliverer, signer, pool, instances,
     mediaUpgrade(carrier, req, socket, head) {
-      if (carrier === edge.name) edge.mediaUpgrade(req, socket, head);
+      if (carrier === 'browser') browserLeg(req, socket, head);
+      else if (carrier === edge.name) edge.mediaUpgrade(req, socket, head);
       else refuseUpgrade(socket, 'not_found', `no ${carrier} carrier here (CARRIER is not ${carrier})`);
     },
     carrierCallback: (carrier, hook, req) => (carrier === edge.name ? edge.callback?.(hook, req) : undefined),
@@ -136,6 +161,14 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
         .then((r) => { if (r.outcome === 'answered' || r.outcome === 'voicemail') handle.carrierCallId(r.carrierCallId); else runner.hangup(row.id, 'caller_hangup'); },
           () => runner.hangup(row.id, 'caller_hangup'));
       return toRecord(row, recordingUrl);
+    },
+    async startBrowserCall(tenantId, o) {
+      const row = await calls.acceptBrowser(tenantId, o);
+      runner.startInbound(row);
+      const limit = setTimeout(() => runner.hangup(row.id, 'max_duration'), BROWSER_CALL_MAX_MS);
+      limit.unref();
+      browserLimits.set(row.id, limit);
+      return { call: toRecord(row, recordingUrl), token: runner.streamParameters(row)[STREAM_TOKEN_PARAMETER] };
     },
     sendDigits: (callId, digits) => runner.sendDigits(callId, digits),
     overrideAdapters(o) {
@@ -154,6 +187,8 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       await instances.close();
       // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
       await edge.close();
+      browserLeg.closeAll();
+      for (const t of browserLimits.values()) clearTimeout(t);
       await deliverer.close();
       if (ownPool) await pool.close();
     })()),

@@ -282,7 +282,10 @@ export class CallRunner implements CallRunnerPort {
         if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again
-      optOut: () => { addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored')); },
+      optOut: () => {
+        if (!/^\+[1-9]\d{6,14}$/.test(row.to_number)) return; // a browser caller has no number to block
+        addToDnd(this.d.db, row.tenant_id, row.to_number, 'keypad_opt_out').catch((err) => log.warn({ err }, 'opt-out not stored'));
+      },
       // nobody took the call from the handoff queue in time: it leaves the queue
       holdTimedOut: () => {
         if (row.conversation_id) closeUnansweredHandoff(this.d.db, row.tenant_id, row.conversation_id).catch((err) => log.warn({ err }, 'unanswered handoff not closed'));

@@ -48,6 +48,9 @@ export interface DispatchGates {
  */
 export interface DndRecheck { dndAt: Date }
 
+/** The line (and the caller) of a call from a browser: no phone number is involved. */
+export const BROWSER_LINE = 'browser';
+
 /** Gates a transactional mark lifts (where regulation allows: a service call about the callee's own transaction). */
 export const TRANSACTIONAL_LIFTS = ['dnd', 'calling_hours'] as const;
 
@@ -212,19 +215,40 @@ export class CallService {
       ...(route.webhookUrl ? { webhook_url: route.webhookUrl } : {}), ...(known.leadId ? { lead_id: known.leadId } : {}),
       ...(known.conversationId ? { conversation_id: known.conversationId } : {}), timezone: known.timezone,
     };
-    const call = this.prepareDispatch(route.tenantId, input);
-    const item: DispatchItem = { ...call.item, dialing: false, direction: 'inbound', line_number: offer.to };
+    const row = await this.#storeInbound(route.tenantId, input, offer.to, o);
+    if (row && offer.carrierCallId) row.carrier_call_id = offer.carrierCallId;
+    return row;
+  }
+
+  /**
+   * A visitor calls from a browser (POST /v1/browser-calls): an inbound call of the tenant on the line `browser`,
+   * with the tenant's inbound defaults (agent, webhook) or its default agent. No number is known: the caller is
+   * `browser` too, and spoken times are read in the zone the page gave (else UTC). Refusals are thrown.
+   */
+  async acceptBrowser(tenantId: string, o: { timeZone?: string }): Promise<CallRow> {
+    const { defaults } = await this.inbound.list(tenantId);
+    const timezone = o.timeZone ?? 'UTC';
+    const input: DispatchInput = {
+      to: BROWSER_LINE, agent_id: defaults.agent_id ?? 'default', context: { direction: 'inbound', channel: BROWSER_LINE },
+      ...(defaults.webhook_url ? { webhook_url: defaults.webhook_url } : {}), timezone,
+    };
+    return (await this.#storeInbound(tenantId, input, BROWSER_LINE, { throwRefusals: true }))!;
+  }
+
+  /** Stores a call that came in on `line`, ringing (announced); a refusal is undefined, or thrown with `throwRefusals`. */
+  async #storeInbound(tenantId: string, input: DispatchInput, line: string, o: { throwRefusals?: boolean }): Promise<CallRow | undefined> {
+    const call = this.prepareDispatch(tenantId, input);
+    const item: DispatchItem = { ...call.item, dialing: false, direction: 'inbound', line_number: line };
     const out = await this.#dispatches.push(item);
     if (out.o_outcome !== 'ok') {
-      this.o.log.warn({ line: offer.to, tenant_id: route.tenantId, outcome: out.o_outcome }, 'an inbound call was refused');
+      this.o.log.warn({ line, tenant_id: tenantId, outcome: out.o_outcome }, 'an inbound call was refused');
       if (!o.throwRefusals) return undefined;
       call.start(out); // throws the refusal (agent_not_found, concurrency_limited)
     }
     const row = this.#rowOf(item, input, out);
     row.direction = 'inbound';
-    row.line_number = offer.to;
+    row.line_number = line;
     row.status = 'ringing';
-    if (offer.carrierCallId) row.carrier_call_id = offer.carrierCallId;
     this.o.events.announce({ type: 'status', status: 'ringing', ended_reason: null, call_id: row.id, seq: 1, at: new Date(row.created_at).toISOString() });
     return row;
   }

@@ -14,7 +14,7 @@ export const isTerminal = (s: string): boolean => (TERMINAL_STATUSES as readonly
 
 /**
  * What a key the caller presses does: `operator` hands the call to a person (the agent's transfer number, else the
- * handoff queue), `opt_out` puts the caller's number on the tenant's do-not-disturb list and ends the call,
+ * handoff queue), `opt_out` puts the caller's number on the tenant's do-not-disturb list, says so and ends the call,
  * `end_call` ends it. Keys without an action are the caller's input to the dialog.
  */
 export const KEY_ACTIONS = ['operator', 'opt_out', 'end_call'] as const;
@@ -107,7 +107,7 @@ export type CallDirection = 'outbound' | 'inbound';
  */
 export const ENDED_REASONS = ['completed', 'caller_hangup', 'media_closed', 'media_timeout', 'voicemail', 'escalated', 'escalation_unanswered',
   'transferred', 'hangup_api', 'adapter_failure', 'no_answer', 'busy', 'carrier_failed', 'carrier_error', 'server_shutdown', 'instance_lost',
-  'erased', 'opted_out', 'caller_keypad'] as const;
+  'erased', 'opted_out', 'caller_keypad', 'no_response'] as const;
 export type EndedReason = typeof ENDED_REASONS[number];
 
 export interface CallRecord {

@@ -33,3 +33,4 @@ export function simulatorEdge(ctx: Pick<LiveCarrierContext, 'log' | 'capabilitie
 }
 
 export type { CarrierAnswer, CarrierEdge, CarrierName, CarrierRequest, LiveCarrier, LiveCarrierContext } from './contract.js';
+export { browserMediaSocket, BrowserStream, LiveItemTap } from './browser/index.js';

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/db.js';
 import { ApiError, notFound } from '../errors.js';
 import { concatPcm, writeWav, type AudioPool } from '../audio/index.js';
-import { AdapterError, type AdapterRuntime, type DialogEvent } from '../adapters/index.js';
+import { AdapterError, type AdapterRuntime, type DialogEvent, type ListenHint } from '../adapters/index.js';
 import { DEFAULT_AGENT, type AgentRepo, type ScriptedAgent } from '../repos/agents.js';
 import { ConversationRepo, type Conversation, type Message } from '../repos/conversations.js';
 import { WavWorker } from './wav_worker.js';
@@ -51,6 +51,10 @@ export interface TurnOptions {
 
 /** expired anonymous conversations removed per anonymous create */
 const PURGE_BATCH = 20;
+/** why an audio turn of the embedded default heard nothing: what its offline recogniser understands */
+export const OFFLINE_EARS_NOTE = 'the offline grammar recogniser understands names, property needs, budgets (lakh, crore, thousand,'
+  + ' million), visit days and times, yes and no, and requests (a person, not interested, stop calling, call later, repeat);'
+  + ' other speech is not recognised: set STT_PROVIDER for open speech-to-text';
 const NOTHING_HEARD = "Sorry, I didn't catch that. Could you say it again?";
 /** Audio below this rate is refused (422 unprocessable_audio, audio_error sample_rate_too_low). */
 export const MIN_SAMPLE_RATE_HZ = 8000;
@@ -114,27 +118,29 @@ export class DemoConversations {
   async audioTurn(tenantId: string | null, id: string, wav: Uint8Array, opts: TurnOptions = {}): Promise<TurnReply> {
     const t0 = performance.now();
     const conv = await this.open(tenantId, id);
-    if (conv.state === 'closed') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
+    if (conv.state === 'closed') throw await this.#notActive(conv);
     const pool = this.o.audio();
     if (!pool) throw new ApiError('unavailable', 'the audio worker pool is not running', { retryable: true });
+    const warming = this.o.adapters.warmEars?.().catch(() => {}); // a failure shows in the transcription itself
     const decoded = await this.#wav.decode(wav, { maxBytes: this.o.maxAudioBytes, maxDurationMs: this.o.maxAudioSeconds * 1000, minSampleRateHz: MIN_SAMPLE_RATE_HZ });
     if (!decoded.ok) {
       if (decoded.code === 'wav_too_large') throw new ApiError('payload_too_large', decoded.message, { audio_error: decoded.code });
       throw new ApiError('unprocessable_audio', decoded.message, { audio_error: decoded.code });
     }
     const agent = await this.#agent(conv);
+    await warming;
     // Decoded at a telephone or wideband rate already: detection (on the pool) and recognition take it as is.
     const pcm = new Int16Array(decoded.pcm);
     const [analysis, heard] = await Promise.all([
       pool.analyze(pcm, decoded.rateHz, {
         turnDetectionTimeoutMs: agent.turn_detection_timeout_ms, interruptionSensitivity: agent.interruption_sensitivity,
       }),
-      this.o.adapters.stt.transcribe(pcm, { language: agent.language, sampleRateHz: decoded.rateHz }).catch(sttProblem),
+      this.o.adapters.stt.transcribe(pcm, { language: agent.language, sampleRateHz: decoded.rateHz, hint: await this.#listening(conv.id) }).catch(sttProblem),
     ]);
     const simulated = this.o.adapters.modes.stt === 'in_process';
     const caller = {
       transcript_source: simulated ? 'stt_simulated' as const : 'stt_adapter' as const,
-      ...(simulated && !heard.text ? { note: 'the simulated speech-to-text decodes SimVoice audio only; real speech transcribes as empty' } : {}),
+      ...(simulated && !heard.text ? { note: OFFLINE_EARS_NOTE } : {}),
     };
     const reply = await this.#reply(conv, heard.text.trim(), caller, agent);
     return {
@@ -153,6 +159,12 @@ export class DemoConversations {
 
   async close(): Promise<void> { await this.#wav.close(); }
 
+  /** What the agent's last reply waits to hear (its listen hint), which steers a grammar recogniser. */
+  async #listening(id: string): Promise<ListenHint | undefined> {
+    const last = (await this.repo.messages(id)).filter((m) => m.role === 'agent').at(-1);
+    return last?.meta.listen as ListenHint | undefined;
+  }
+
   /** The tenant's default agent as the dialog takes it: its steps, and its text script for a language model. */
   async #agent(conv: Conversation): Promise<ScriptedAgent & { qualify_text?: string }> {
     const a = conv.tenant_id ? await this.o.agents.get(conv.tenant_id, 'default') : undefined;
@@ -167,7 +179,7 @@ export class DemoConversations {
   async #speak(text: string, agent: ScriptedAgent): Promise<Pick<TurnReply, 'reply_audio' | 'reply_audio_error'>> {
     const chunks: Int16Array[] = [];
     try {
-      for await (const c of this.o.adapters.tts.synthesize({ text, voice: agent.voice, language: agent.language, sampleRateHz: REPLY_AUDIO_RATE_HZ })) chunks.push(c);
+      for await (const c of (this.o.adapters.voice ?? this.o.adapters.tts).synthesize({ text, voice: agent.voice, language: agent.language, sampleRateHz: REPLY_AUDIO_RATE_HZ })) chunks.push(c);
     } catch (err) {
       return { reply_audio_error: { code: err instanceof AdapterError ? err.code : 'failed', message: err instanceof Error ? err.message : String(err) } };
     }
@@ -177,16 +189,18 @@ export class DemoConversations {
 
   async #reply(conv: Conversation, callerText: string, caller: Omit<TurnReply['caller'], 'text'>, agentIn?: ScriptedAgent & { qualify_text?: string }): Promise<Omit<TurnReply, 'processingMs'>> {
     if (conv.state === 'handoff') return visitorTurn(this.repo, conv, callerText, caller);
-    if (conv.state !== 'active') throw new ApiError('conflict', `the conversation is ${conv.state}; the agent no longer replies`, { state: conv.state });
+    if (conv.state !== 'active') throw await this.#notActive(conv);
     const agent = agentIn ?? await this.#agent(conv);
     const history = await this.repo.messages(conv.id);
     const extracted: Record<string, string | number> = {};
     for (const m of history) Object.assign(extracted, (m.meta.entities as Record<string, string | number> | undefined) ?? {});
     const texts: string[] = [], entities: Record<string, string | number> = {};
-    let escalation: string | null = null, ended: string | null = null;
+    let escalation: string | null = null, ended: string | null = null, listen: ListenHint | undefined;
     // Anonymous: a human can take over only through the demo tenant (and while its queue has room).
     const handoffTo = conv.tenant_id ?? await this.#demoHandoffTenant();
-    if (callerText) {
+    // Disclosure first, always: a first turn the agent did not understand still opens with it (the dialog's opening)
+    const opening = !history.some((m) => m.role === 'agent');
+    if (callerText || opening) {
       const context: Record<string, string> = { ...(conv.domain ? { project_name: conv.domain } : {}), ...(handoffTo ? {} : NO_HUMAN_CONTEXT) };
       const events: AsyncIterable<DialogEvent> = this.o.adapters.dialog.turn({
         callId: conv.id, agent, context, tools: [],
@@ -197,18 +211,32 @@ export class DemoConversations {
         else if (e.type === 'entity') entities[e.key] = e.value;
         else if (e.type === 'escalate') escalation = e.reason;
         else if (e.type === 'end_call') ended = e.reason;
+        else if (e.type === 'listen') listen = e.hint;
       }
-      await this.repo.append(conv.id, conv.tenant_id, 'caller', callerText, { source: caller.transcript_source });
+      if (callerText) await this.repo.append(conv.id, conv.tenant_id, 'caller', callerText, { source: caller.transcript_source });
     } else texts.push(NOTHING_HEARD);
     const text = joinFragments(texts);
-    await this.repo.append(conv.id, conv.tenant_id, 'agent', text, { entities, ...(escalation ? { escalation } : {}), ...(ended ? { ended } : {}) });
+    await this.repo.append(conv.id, conv.tenant_id, 'agent', text, { entities, ...(escalation ? { escalation } : {}), ...(ended ? { ended } : {}), ...(listen ? { listen } : {}) });
     let state: Conversation['state'] = conv.state;
+    // the agent ended it: the conversation is over, and a later turn is refused (409)
+    if (ended && !escalation) state = (await this.repo.closeByAgent(conv.id))?.state ?? state;
     let handoff: TurnReply['handoff'];
     if (escalation && handoffTo) {
       const moved = conv.tenant_id ? await this.repo.requestHandoff(conv.tenant_id, conv.id, escalation) : await this.#handToDemoTenant(conv.id, handoffTo, escalation);
       if (moved) { state = moved.state; handoff = { ...(conv.tenant_id ? { tenant_id: handoffTo } : {}), handoff_state: moved.handoff_state! }; }
     }
     return { conversation_id: conv.id, agent: { text, entities, escalation, ended }, caller: { text: callerText, ...caller }, state, ...(handoff ? { handoff } : {}) };
+  }
+
+  /** 409 for a turn to a conversation the agent no longer answers: why (the agent's ending, or a handoff), and what to do. */
+  async #notActive(conv: Conversation): Promise<ApiError> {
+    if (conv.state === 'handoff') {
+      return new ApiError('conflict', 'the conversation is handed to a person; the agent no longer replies', { state: conv.state });
+    }
+    const last = (await this.repo.messages(conv.id)).filter((m) => m.role === 'agent').at(-1);
+    const ended = typeof last?.meta.ended === 'string' ? last.meta.ended : null;
+    return new ApiError('conflict', `the conversation has ended${ended ? ` (${ended})` : ''}; start a new conversation to talk to the agent again`,
+      { state: conv.state, ended_reason: ended });
   }
 
   /** The demo tenant when it exists and its queue of anonymous handoffs has room; null otherwise. */

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createClusterOffThread, isNewCluster } from './pglite_init.js';
 
 export interface QueryResult<T> { rows: T[]; rowCount: number }
 
@@ -194,7 +195,11 @@ class PgliteDb implements Db {
   }
 }
 
-export interface DbOptions { databaseUrl?: string; dataDir: string; poolMax?: number }
+export interface DbOptions {
+  databaseUrl?: string; dataDir: string; poolMax?: number;
+  /** PGlite's buffer pool, MB (PGLITE_SHARED_BUFFERS_MB); PostgreSQL's own default, 128 MB, is most of an idle service's memory */
+  pgliteSharedBuffersMb?: number;
+}
 
 /**
  * PostgreSQL pool size (DB_POOL_MAX, default 10). Statements here are short, so a few connections keep the
@@ -205,11 +210,14 @@ export interface DbOptions { databaseUrl?: string; dataDir: string; poolMax?: nu
 export async function openDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) return new PgDb(opts.databaseUrl, opts.poolMax ?? 10);
   let pglite: PGlite;
-  if (opts.dataDir === 'memory') pglite = new PGlite();
+  const options = opts.pgliteSharedBuffersMb
+    ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.pgliteSharedBuffersMb}MB`] } : {};
+  if (opts.dataDir === 'memory') pglite = new PGlite(options);
   else {
     const dir = join(opts.dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
-    pglite = new PGlite(dir);
+    if (isNewCluster(dir)) await createClusterOffThread(dir, options); // its initdb memory leaves with the thread
+    pglite = new PGlite(dir, options);
   }
   await pglite.waitReady;
   return new PgliteDb(pglite);

@@ -8,11 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../package_root.js';
 import type { Db } from './db.js';
 
-const migrationsDir = fileURLToPath(new URL('./migrations/', import.meta.url));
-const functionsDir = fileURLToPath(new URL('./functions/', import.meta.url));
+// read from the source tree (not copied into dist/server): one copy, the one reviewers edit
+const migrationsDir = fromRoot('src', 'db', 'migrations') + '/';
+const functionsDir = fromRoot('src', 'db', 'functions') + '/';
 const LOCK_KEY = 872_001; // arbitrary constant shared by every instance of this service
 
 export interface MigrateResult { migrations: string[]; functions: string[] }

@@ -60,7 +60,7 @@ export function extractIntent(text: string): string | undefined {
 
 const STATED_INTENT = /\b(?:looking for|interested in|searching for|want(?! to (?:speak|talk))|would like(?! to (?:speak|talk))|need)\s+(.+)$/i;
 /** where a stated intent ends: punctuation, or a budget, a request or a new clause riding along */
-const INTENT_END = /\s*(?:[;.!?]|,\s*(?:and\s+)?(?:my|our|the|i|we|can|could|please)\b|\s(?:with|and)\s+(?:a\s+|my\s+|our\s+)?budget\b|\s(?:my|our)\s+budget\b|\s(?:and\s+)?(?:can|could) you\b|\sand\s+(?:my|i|we)\b).*$/i;
+const INTENT_END = /\s*(?:[;.!?]|,\s*(?:and\s+)?(?:my|our|the|i|we|can|could|please|budget|around|about|under|next|this|tomorrow|today|on)\b|\s(?:with|and)\s+(?:a\s+|my\s+|our\s+)?budget\b|\s(?:my|our)\s+budget\b|\s(?:and\s+)?(?:can|could) you\b|\sand\s+(?:my|i|we)\b).*$/i;
 
 /** An intent said without being asked: the object of "looking for", "interested in", "want", "need"… */
 export function extractStatedIntent(text: string): string | undefined {

@@ -4,7 +4,9 @@
  *
  * Rules: "next <weekday>" and a bare weekday both mean the coming one (1-7 days ahead for "next"; a bare weekday
  * naming today means today if the time is still ahead, else a week on). A time without a day means today if still
- * ahead, else tomorrow. A bare hour "at 3" is read as 8-11 am / 12-7 pm. Morning 10:00, afternoon 15:00, evening 18:00.
+ * ahead, else tomorrow. A bare hour "at 3" is read inside the calling hours (09:00-21:00): 9-11 am, 12 noon, 1-8 pm,
+ * unless a part of day says otherwise ("four in the morning"). Morning 10:00, afternoon 15:00, evening 18:00.
+ * Times come in words as callers say them: "four p m", "eleven thirty", "half past two", "at eleven".
  */
 import { addDays, isoWithOffset, localDateOf, spokenSlot, zonedToUtc, type LocalDate } from './zoned_time.js';
 
@@ -19,6 +21,30 @@ const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 
 
 interface Time { h: number; min: number }
 
+const HOUR_WORDS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+};
+const MINUTE_WORDS: Record<string, number> = { fifteen: 15, thirty: 30, 'forty five': 45, 'forty-five': 45, 'o five': 5 };
+const HOUR_RE = Object.keys(HOUR_WORDS).join('|');
+
+/**
+ * Spoken times to digits: "four p m" -> "4 pm", "at eleven thirty" -> "at 11:30", "half past two" -> "2:30",
+ * "eleven o'clock" -> "at 11". Hour words become digits only next to a time marker (at, am/pm, o'clock, minutes),
+ * so "two bedroom" stays words.
+ */
+export function spokenTimeToDigits(text: string): string {
+  const hour = (h: string) => HOUR_WORDS[h] ?? Number(h);
+  let s = text.replace(/\b([ap])\s+m\b\.?/g, '$1m');
+  s = s.replace(new RegExp(String.raw`\b(?:at |around |by )?half past (${HOUR_RE}|\d{1,2})\b`, 'g'), (_, h: string) => `at ${hour(h)}:30`);
+  s = s.replace(new RegExp(String.raw`\b(?:at |around |by )?quarter past (${HOUR_RE}|\d{1,2})\b`, 'g'), (_, h: string) => `at ${hour(h)}:15`);
+  const spoken = new RegExp(String.raw`\b(at\s+|around\s+|by\s+)?(${HOUR_RE})\b(?:\s+(fifteen|thirty|forty[- ]five|o five)\b)?(?:\s+(o'?clock)\b)?(?=(\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z]))?)`, 'g');
+  return s.replace(spoken, (all: string, at?: string, h?: string, min?: string, oclock?: string, ampm?: string) => {
+    if (!at && !min && !oclock && !ampm) return all;
+    const mm = min ? `:${String(MINUTE_WORDS[min.replace('-', ' ')] ?? 0).padStart(2, '0')}` : '';
+    return ampm ? `${hour(h!)}${mm}` : `at ${hour(h!)}${mm}`;
+  });
+}
+
 function parseTime(s: string): Time | undefined {
   let m = /\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])/.exec(s);
   if (m) {
@@ -27,14 +53,17 @@ function parseTime(s: string): Time | undefined {
     const min = Number(m[2] ?? 0);
     return Number(m[1]) <= 12 && min < 60 ? { h, min } : undefined;
   }
+  if (/\b(noon|midday)\b/.test(s)) return { h: 12, min: 0 };
+  m = /\b(?:at|around|by) (\d{1,2})(?::([0-5]\d))?(?: o'?clock)?\b(?!\s*(?:st|nd|rd|th|%|k\b|thousand|lakh|dollars?))/.exec(s);
+  if (m && Number(m[1]) >= 1 && Number(m[1]) <= 12) {
+    const h = Number(m[1]), min = Number(m[2] ?? 0);
+    if (/\bmorning\b/.test(s)) return { h: h % 12, min };
+    if (/\b(afternoon|evening|tonight|night)\b/.test(s)) return { h: (h % 12) + 12, min };
+    // inside the calling hours (09:00-21:00): 9-11 in the morning, 12 noon, 1-8 in the afternoon or evening
+    return { h: h >= 9 && h <= 11 ? h : h === 12 ? 12 : h + 12, min };
+  }
   m = /\b([01]?\d|2[0-3]):([0-5]\d)\b/.exec(s);
   if (m) return { h: Number(m[1]), min: Number(m[2]) };
-  if (/\b(noon|midday)\b/.test(s)) return { h: 12, min: 0 };
-  m = /\bat (\d{1,2})(?: o'?clock)?\b(?!\s*(?:st|nd|rd|th|%|k\b|thousand|lakh|dollars?))/.exec(s);
-  if (m && Number(m[1]) >= 1 && Number(m[1]) <= 12) {
-    const h = Number(m[1]);
-    return { h: h >= 8 && h <= 11 ? h : h === 12 ? 12 : h + 12, min: 0 };
-  }
   if (/\bmorning\b/.test(s)) return { h: 10, min: 0 };
   if (/\bafternoon\b/.test(s)) return { h: 15, min: 0 };
   if (/\b(evening|tonight)\b/.test(s)) return { h: 18, min: 0 };
@@ -77,7 +106,7 @@ function parseDay(s: string, todayOf: () => LocalDate): { date: LocalDate; sameD
 }
 
 export function parseSlot(text: string, now: Date, timeZone: string): SlotParse {
-  const s = text.toLowerCase().replace(/[^a-z0-9:.' ]+/g, ' ').replace(/\s+/g, ' ');
+  const s = spokenTimeToDigits(text.toLowerCase().replace(/[^a-z0-9:.' -]+/g, ' ').replace(/\s+/g, ' '));
   let today: LocalDate | undefined;
   const todayOf = () => (today ??= localDateOf(now.getTime(), timeZone));
   const time = parseTime(s);

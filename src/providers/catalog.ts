@@ -59,15 +59,34 @@ export interface SlotSelection {
   missing: string[];
   /** live = a real implementation is selected and has every key it needs */
   live: boolean;
+  /** the provider was chosen from the keys: live mode, the setting unset, and only this provider's keys all set */
+  derived?: boolean;
+  /** live mode, the setting unset, and several providers' keys all set: the setting must name one (nothing selected) */
+  ambiguous?: string[];
 }
 
+/** Providers of a slot whose keys are all set. */
+export const keyedProviders = (env: Env, slot: Slot): string[] =>
+  Object.entries((SLOTS[slot] as SlotSpec).providers).filter(([, p]) => p.keys.every((k) => env[k])).map(([name]) => name);
+
+/**
+ * The provider a slot uses. Its setting decides; unset, in live mode, the keys do: the one provider whose keys are
+ * all set is used (derived), several make the choice ambiguous (config.ts asks for it by name). The simulator never
+ * derives: keys in a developer's environment do not turn real calls or paid requests on by themselves.
+ */
 export function selectSlot(env: Env, slot: Slot): SlotSelection {
   const spec: SlotSpec = SLOTS[slot];
-  const provider = spec.setting ? (env[spec.setting] as string | undefined) : Object.keys(spec.providers)[0];
+  let provider = spec.setting ? (env[spec.setting] as string | undefined) : Object.keys(spec.providers)[0];
+  let derived = false;
+  if (!provider && spec.setting && env.SERVICE_MODE === 'live') {
+    const keyed = keyedProviders(env, slot);
+    if (keyed.length > 1) return { slot, missing: [], live: false, ambiguous: keyed };
+    if (keyed.length === 1) { provider = keyed[0]; derived = true; }
+  }
   if (!provider || provider === 'simulator') return { slot, missing: [], live: false };
   const p = spec.providers[provider];
   const missing = p ? p.keys.filter((k) => !env[k]) : [];
   // a tool slot with none of its keys is simply not configured: simulated, not broken
   if (!spec.setting && missing.length === p!.keys.length) return { slot, provider, missing, live: false };
-  return { slot, provider, missing, live: Boolean(p) && missing.length === 0 };
+  return { slot, provider, missing, live: Boolean(p) && missing.length === 0, ...(derived ? { derived } : {}) };
 }

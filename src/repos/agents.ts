@@ -1,4 +1,4 @@
-/** Per-tenant agents: disclosure script, qualify script and the runtime settings of spec §2.3. */
+/** Per-tenant agents: disclosure script, qualify script and the runtime settings of the contract's agent (src/calls/agent_settings.ts). */
 import type { Queryable } from '../db/db.js';
 
 export interface QualifyStep {

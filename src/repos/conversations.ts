@@ -51,6 +51,13 @@ export class ConversationRepo {
     return r.rows[0] && row(r.rows[0]);
   }
 
+  /** The agent ended the conversation (goodbye, opt-out…): closed, so later turns are refused. Only from active. */
+  async closeByAgent(id: string): Promise<Conversation | undefined> {
+    const r = await this.db.query<Conversation>(
+      `UPDATE conversations SET state = 'closed', updated_at = now() WHERE id = $1 AND state = 'active' RETURNING ${COLS}`, [id]);
+    return r.rows[0] && row(r.rows[0]);
+  }
+
   async setCall(tenantId: string, id: string, callId: string): Promise<void> {
     await this.db.query('UPDATE conversations SET call_id = $3, updated_at = now() WHERE id = $1 AND tenant_id = $2', [id, tenantId, callId]);
   }

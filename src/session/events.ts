@@ -27,7 +27,8 @@ export type Phase =
   | 'with_operator'
   | 'ended';
 
-export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail'
+/** `farewell`: a fixed closing line (the keypad opt-out's confirmation); the call ends with endReason once it played */
+export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail' | 'farewell'
   /** the handoff's fixed words (src/handoffs/hold_script.ts): going on hold, nobody came (a call-back is offered),
    *  the goodbye after the caller's answer, the agent back after an operator */
   | 'hold' | 'callback_offer' | 'callback_confirmed' | 'callback_declined' | 'agent_back'

@@ -224,7 +224,7 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
 function startReply(s: SessionState, out: SessionAction[], kind: ReplyKind, callerText: string, turn?: TurnTiming, sttFailure?: unknown): void {
   const id = ++s.lastReplyId;
   s.reply = { id, kind, callerText, audible: false, done: false };
-  s.phase = kind === 'disclosure' ? 'disclosure' : kind === 'voicemail' ? 'ending' : 'thinking';
+  s.phase = kind === 'disclosure' ? 'disclosure' : kind === 'voicemail' || kind === 'farewell' ? 'ending' : 'thinking';
   s.lastActivityMs = s.mediaMs;
   out.push(sttFailure === undefined ? { type: 'StartReply', replyId: id, kind, callerText, turn }
     : { type: 'StartReply', replyId: id, kind, callerText, turn, sttFailure });
@@ -320,6 +320,7 @@ function finishReply(s: SessionState, out: SessionAction[]): void {
     return;
   }
   if (r.kind === 'voicemail') { end(s, out, 'voicemail'); return; }
+  if (r.kind === 'farewell') { end(s, out, s.endReason ?? 'completed'); return; }
   if (r.kind === 'hold') { s.phase = 'on_hold'; return; }
   if (s.withOperator) { s.phase = 'with_operator'; return; }
   if (r.kind === 'callback_confirmed' || r.kind === 'callback_declined') { end(s, out, UNANSWERED); return; }
@@ -360,9 +361,12 @@ function onKeys(s: SessionState, out: SessionAction[], k: KeyDecision): void {
       out.push({ type: 'Transfer', target: 'operator' });
       break;
     case 'opt_out':
+      // stored at once; the caller then hears it was honoured (a hang-up during the line changes nothing)
       cutCurrent(s, out);
       out.push({ type: 'OptOut' });
-      end(s, out, 'opted_out');
+      s.endAtMs = undefined;
+      s.endReason = 'opted_out';
+      startReply(s, out, 'farewell', '');
       break;
     case 'end_call':
       cutCurrent(s, out);

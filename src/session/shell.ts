@@ -20,6 +20,9 @@ import { heardText, runReply, type ReplyOutcome, type ReplySource } from './repl
 import type { SessionOutputs } from './outputs.js';
 import { HOLD_SCRIPT } from '../handoffs/hold_script.js';
 
+/** What a caller who pressed the opt-out key hears before the call ends. */
+export const OPT_OUT_FAREWELL = "You won't be called again. Goodbye.";
+
 export interface SessionConfig {
   callId: string; agent: AgentSnapshot; language: string; context: Record<string, string>; tools: string[];
   timeScale: number; adapterTimeoutMs: number;
@@ -210,6 +213,7 @@ export class CallSession {
     let source: ReplySource;
     if (disclosure) source = { text: fillTemplate(this.c.agent.disclosure_script, vars) };
     else if (a.kind === 'voicemail') source = { text: fillTemplate(this.c.agent.voicemail_message ?? this.c.agent.disclosure_script, vars) };
+    else if (a.kind === 'farewell') source = { text: OPT_OUT_FAREWELL };
     else if (HOLD_SCRIPT[a.kind]) source = { text: HOLD_SCRIPT[a.kind]! };
     else if (a.kind === 'operator') source = { text: a.callerText };
     else source = { dialog: this.#turnRequest(a.callerText) };

@@ -36,6 +36,8 @@ export interface StreamSocketPorts {
   transfer(tenantId: string, callId: string, req: { target?: string; by: string }): Promise<unknown>;
   /** told when a user's tokens are revoked (their open streams close); returns the unsubscribe */
   onUserRevoked(userId: string, listener: () => void): () => void;
+  /** told when any API key is revoked, on any instance (open streams of a key re-check it); returns the unsubscribe */
+  onApiKeysRevoked(listener: () => void): () => void;
 }
 
 export function streamUpgradeHandler(deps: StreamSocketPorts) {
@@ -74,13 +76,24 @@ async function upgrade(deps: StreamSocketPorts, wss: WebSocketServer, req: Incom
     ws.on('error', (err) => deps.log.debug({ err, call_id: callId }, 'stream listener socket error'));
     deps.listeners.inc();
     const expiry = closeAtExpiry(ws, token);
+    const revoked = () => ws.close(CLOSE.tokenRevoked.code, CLOSE.tokenRevoked.reason);
     const offRevoked = principal.kind === 'user'
-      ? deps.onUserRevoked(principal.sub, () => ws.close(CLOSE.tokenRevoked.code, CLOSE.tokenRevoked.reason)) : undefined;
+      ? deps.onUserRevoked(principal.sub, revoked)
+      : deps.onApiKeysRevoked(() => { void stillValid(deps, token).then((ok) => { if (!ok) revoked(); }); });
     const gone = () => { clearTimeout(expiry); offRevoked?.(); deps.listeners.dec(); };
     const session: SocketSession = { ws, principal, callId, transferInFlight: false };
     ws.on('message', (data, isBinary) => void onClientMessage(deps, session, isBinary ? undefined : String(data)));
     void deps.edge.attach(ws, socket, callId, afterSeq, isTerminal(call.status), gone);
   });
+}
+
+/** A revocation message names no key: each open stream of a key asks whether its own key still authenticates. */
+async function stillValid(deps: StreamSocketPorts, token: string): Promise<boolean> {
+  try { await deps.authenticate(token); return true; } catch (err) {
+    if (err instanceof ApiError && err.code === 'unauthenticated') return false;
+    deps.log.warn({ err }, 'could not re-check a revoked API key; the stream stays open');
+    return true;
+  }
 }
 
 /** `Authorization: Bearer <token>`: '' when the header is there but malformed. */

@@ -16,3 +16,17 @@ t.test('keys alone select nothing: a slot says which provider is ready and what 
   t.notOk(text.includes(secretValue) || text.includes('AC-secret-sid'), 'no key values in the response');
   t.match(r.body.data[0].keys, [{ name: 'TWILIO_ACCOUNT_SID', present: true }, { name: 'TWILIO_AUTH_TOKEN', present: false }]);
 });
+
+t.test('live mode: a provider chosen from the keys is said so (chosen_by keys, with a note)', async (t) => {
+  const live = await startTestServer({ env: {
+    SERVICE_MODE: 'live', PUBLIC_BASE_URL: 'https://voice.example.com/v1', ADAPTER_CARRIER_URL: '127.0.0.1:1',
+    DEEPGRAM_API_KEY: 'dg-made-up', OPENAI_API_KEY: 'sk-made-up', STT_PROVIDER: 'deepgram', ELEVENLABS_API_KEY: 'el', ELEVENLABS_VOICE_ID: 'v',
+  } });
+  t.teardown(() => live.close());
+  const local = `http://127.0.0.1:${live.port}/v1`; // baseUrl is PUBLIC_BASE_URL, the carriers' address
+  const r = await api(local, 'GET', '/integrations', { token: await login(local) });
+  const by = Object.fromEntries(r.body.data.map((s: { slot: string }) => [s.slot, s]));
+  t.match(by.dialog_model, { provider: 'openai', mode: 'live', chosen_by: 'keys', note: /DIALOG_PROVIDER is not set and only openai's keys are/ });
+  t.match(by.text_to_speech, { provider: 'elevenlabs', chosen_by: 'keys' });
+  t.match(by.speech_to_text, { provider: 'deepgram', chosen_by: 'setting' });
+});

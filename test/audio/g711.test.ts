@@ -10,7 +10,7 @@ const allCodes = Uint8Array.from({ length: 256 }, (_, i) => i);
 const hex = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');
 const le16 = (a: Int16Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-t.test('whole-range fingerprints match G.191 (carrier_protocols.md 8.4)', async (t) => {
+t.test('whole-range fingerprints match ITU-T G.191', async (t) => {
   const mu = mulawEncode(sweep);
   const a = alawEncode(sweep);
   t.equal(hex(crc32(mu)), '6399D432');

@@ -30,7 +30,7 @@ t.test('float 32 and 64, clamped, NaN as silence', async (t) => {
 t.test('G.711 formats 7 and 6', async (t) => {
   t.same([...readWav(buildWav({ formatCode: 7, bitsPerSample: 8, cbSize: true, data: Uint8Array.of(0xff, 0x80, 0x00) })).pcm], [0, 32124, -32124]);
   t.same([...readWav(buildWav({ formatCode: 6, bitsPerSample: 8, data: Uint8Array.of(0xd5, 0xaa, 0x2a) })).pcm], [8, 32256, -32256]);
-  // The reference header from carrier_protocols.md 9.1: 18-byte fmt and a fact chunk.
+  // A mu-law WAV as carriers write it: an 18-byte fmt chunk (cbSize 0) and a fact chunk before the data, both read past.
   const head = hexBytes(`52 49 46 46 d2 00 00 00 57 41 56 45 66 6d 74 20 12 00 00 00 07 00 01 00 40 1f 00 00 40 1f 00 00
     01 00 08 00 00 00 66 61 63 74 04 00 00 00 a0 00 00 00 64 61 74 61 a0 00 00 00`);
   const file = new Uint8Array(head.length + 160).fill(0xff);

@@ -3,7 +3,8 @@
  * admin user (201 each), and a deleted operator's token still dispatched calls, for the rest of its hour. A user's
  * JWT now carries the user's token version, checked on every request: deleting the user, changing their role or
  * password, and signing them out (an admin for any user of the tenant, a user for themself) end every token they
- * hold at once, an open live stream included. Runs on both backends.
+ * hold at once, an open live stream included. Revoking an API key closes the streams it opened too. Runs on both
+ * backends.
  */
 import t from 'tap';
 import { SignJWT } from 'jose';
@@ -124,6 +125,23 @@ t.test("an open live stream of a revoked user is closed (4001 token_revoked) and
   t.equal((await connect(url, { authorization: `Bearer ${op.token}` })).status, 401, 'refused on reconnect');
   t.equal(keyListener.ws!.readyState, keyListener.ws!.OPEN, "others' listeners stay");
   keyListener.ws!.close();
+});
+
+t.test('an open live stream of a revoked API key is closed (4001 token_revoked); other keys keep theirs', async (t) => {
+  const root = await login(b);
+  const made = async (name: string) => (await api(b, 'POST', '/api-keys', { token: root, body: { name, role: 'operator' } })).body;
+  const [doomed, kept] = [await made('doomed'), await made('kept')];
+  const callId = await insertCall(srv.services, DEV_TENANT_ID);
+  const url = wsUrl(b, `/calls/${callId}/stream`);
+  const gone = await connect(url, { authorization: `Bearer ${doomed.key}` });
+  const stays = await connect(url, { authorization: `Bearer ${kept.key}` });
+  t.ok(gone.ws && stays.ws, 'both keys listening');
+  const end = closed(gone.ws!);
+  t.equal((await api(b, 'DELETE', `/api-keys/${doomed.id}`, { token: root })).status, 204);
+  t.same(await end, { code: 4001, reason: 'token_revoked' });
+  t.equal((await connect(url, { authorization: `Bearer ${doomed.key}` })).status, 401, 'refused on reconnect');
+  t.equal(stays.ws!.readyState, stays.ws!.OPEN, 'the other key still listens');
+  stays.ws!.close();
 });
 
 t.test('the routes are in the OpenAPI document', async (t) => {

@@ -63,9 +63,10 @@ const outcomes: Array<[string, string, string | RegExp]> = [
   ['+15005550003', 'failed', 'carrier_failed'],
   ['+15005550004', 'completed', 'voicemail'],
   ['+15005550005', 'completed', /caller_hangup|media_closed/],
-  // both wait on hold for an operator (the tenant's default 60 s), nobody takes them: the call-back offer
+  // waits on hold for an operator (the tenant's default 60 s), nobody takes it: the call-back offer
   ['+15005550007', 'completed', 'escalation_unanswered'],
-  ['+15005550008', 'completed', 'escalation_unanswered'],
+  // issue 33: a silent callee is asked once whether they are still there, then the call ends (it used to escalate)
+  ['+15005550008', 'completed', 'no_response'],
 ];
 for (const [to, status, reason] of outcomes) {
   t.test(`magic number ${to} -> ${status}`, async (t) => {
@@ -74,7 +75,8 @@ for (const [to, status, reason] of outcomes) {
     const call = await waitEnded(d.body.id);
     t.equal(call.status, status);
     t.match(call.ended_reason, reason);
-    if (to === '+15005550007' || to === '+15005550008') t.equal(call.human_escalation, true);
+    if (to === '+15005550007') t.equal(call.human_escalation, true);
+    if (to === '+15005550008') t.equal(call.human_escalation, false, 'nobody to hand a silent line to');
   });
 }
 

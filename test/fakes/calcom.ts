@@ -16,6 +16,10 @@ export async function startCalComFake(o: { apiKey: string; eventTypeId: number; 
   const bookings: Array<Record<string, any>> = [];
   const fake = await startJsonServer((r) => {
     if (bearer(r) !== o.apiKey) return err(401, 'UnauthorizedException', 'Invalid API key');
+    // Get my profile: GET /v2/me -> {status:"success", data:{id, email, …}}
+    if (r.method === 'GET' && r.path === '/v2/me') {
+      return { status: 200, body: { status: 'success', data: { id: 42, username: 'fake', email: 'host@example.com', timeZone: 'Asia/Kolkata', weekStart: 'Monday' } } };
+    }
     if (r.method !== 'POST' || r.path !== '/v2/bookings') return err(404, 'NotFoundException', 'Cannot find route');
     if (r.headers['cal-api-version'] !== '2024-08-13') return err(400, 'BadRequestException', 'this fake serves cal-api-version 2024-08-13 only');
     const b = r.body ?? {};

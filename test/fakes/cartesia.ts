@@ -24,6 +24,8 @@ export interface CartesiaFakeOptions {
   chunkGapMs?: number;
   /** wall-clock pacing instead: `leadBytes` at once, then `bytesPerMs` (rendering ahead of playback) */
   pace?: { leadBytes: number; bytesPerMs: number };
+  /** voices GET /voices/{id} knows (404 for others); default: any id */
+  voices?: string[];
 }
 
 type Injection = { kind: 'error'; status: number } | { kind: 'stall'; afterBytes: number } | { kind: 'drop'; afterBytes: number };
@@ -46,7 +48,17 @@ export async function startCartesiaFake(o: CartesiaFakeOptions): Promise<Cartesi
   const injections: Injection[] = [];
   const cancelWaiters = new Map<string, () => void>();
   const render = o.render ?? toneVoice;
-  const http: Server = createServer((_req, res) => res.writeHead(404).end());
+  // Get Voice: GET /voices/{id} with the API key and a Cartesia-Version header
+  const http: Server = createServer((req, res) => {
+    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const m = /^\/voices\/([^/?]+)$/.exec(req.url ?? '');
+    if (req.method !== 'GET' || !m) return send(404, { error: 'Not found' });
+    if (req.headers['x-api-key'] !== o.apiKey) return send(401, { error: 'Invalid API key' });
+    if (!req.headers['cartesia-version']) return send(400, { error: 'Cartesia-Version header is required' });
+    const id = decodeURIComponent(m[1]);
+    if (o.voices && !o.voices.includes(id)) return send(404, { error: 'Voice not found' });
+    send(200, { id, name: 'fake voice', description: 'a fake voice', language: 'en', is_public: true, created_at: '2026-01-01T00:00:00Z' });
+  });
   const wss = new WebSocketServer({ noServer: true });
   http.on('upgrade', (req, socket, head) => {
     const u = new URL(req.url ?? '/', 'http://fake');

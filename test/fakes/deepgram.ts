@@ -74,7 +74,13 @@ export async function startFakeDeepgram(opts: FakeDeepgramOptions = {}): Promise
   const connections: FakeDeepgramConnection[] = [];
   const refusals: number[] = [];
   let utterancesDone = 0;
-  const http: Server = createServer((_req, res) => res.writeHead(404).end());
+  // List Projects: GET /v1/projects with `Authorization: Token <key>`
+  const http: Server = createServer((req, res) => {
+    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.method !== 'GET' || req.url !== '/v1/projects') return send(404, { err_code: 'NOT_FOUND', err_msg: 'Not found', request_id: randomUUID() });
+    if (req.headers.authorization !== `Token ${apiKey}`) return send(401, { err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.', request_id: randomUUID() });
+    send(200, { projects: [{ project_id: '3b8c9e2a-0000-4000-8000-000000000001', name: 'fake project' }] });
+  });
   const wss = new WebSocketServer({ noServer: true });
   http.on('clientError', (_e, socket) => socket.destroy());
   wss.on('error', () => {});

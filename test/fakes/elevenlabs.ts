@@ -63,6 +63,13 @@ export async function startElevenLabsFake(o: ElevenLabsFakeOptions): Promise<Ele
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ detail: { status: s, message } }));
     };
     let r: ElevenLabsRequest | undefined;
+    // Get user info: GET /v1/user with xi-api-key
+    if (req.method === 'GET' && u.pathname === '/v1/user') {
+      if (req.headers['xi-api-key'] !== o.apiKey) return error(401, 'invalid_api_key', 'Invalid API key');
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+        user_id: 'fake-user', subscription: { tier: 'starter', character_count: 0, character_limit: 30000, status: 'active' }, is_new_user: false,
+      }));
+    }
     if (req.method !== 'POST' || !m) return error(404, 'not_found', 'Not Found');
     r = { voiceId: decodeURIComponent(m[1]), outputFormat: u.searchParams.get('output_format'), apiKey: req.headers['xi-api-key'] as string | undefined,
       body: {}, bytesSent: 0, finished: false, aborted: false, closed: false };

@@ -158,6 +158,13 @@ export class FakeExotel {
     };
     const fail = (status: number, message: string, h: Record<string, string> = {}) => send(status, { RestException: { Status: status, Message: message } }, h);
     if (req.headers.authorization !== `Basic ${Buffer.from(`${this.o.apiKey}:${this.o.apiToken}`).toString('base64')}`) return fail(401, 'Authentication failed');
+    // Bulk call details, the documented example of an authenticated request: GET /v1/Accounts/{sid}/Calls.json
+    const list = /^\/v1\/Accounts\/([^/]+)\/Calls\.json(\?.*)?$/.exec(path);
+    if (req.method === 'GET' && list) {
+      if (list[1] !== this.o.sid) return fail(403, 'Forbidden');
+      const size = Number(new URLSearchParams(list[2]?.slice(1)).get('PageSize') ?? 50);
+      return send(200, { Metadata: { Total: this.calls.length, PageSize: size, FirstPageUri: path }, Calls: this.calls.slice(0, size).map((c) => ({ Sid: c.sid })) });
+    }
     if (req.method !== 'POST' || !/^\/v1\/Accounts\/[^/]+\/Calls\/connect(\.json)?$/.test(path) || !path.includes(`/Accounts/${this.o.sid}/`)) return fail(404, 'Not found');
     const form = new URLSearchParams(raw);
     if (form.get('Url') !== `http://my.exotel.com/${this.o.sid}/exoml/start_voice/${this.o.appId}`) return fail(400, 'Url is not a flow of this account');

@@ -22,6 +22,11 @@ export async function startHubSpotFake(o: { token: string; properties?: string[]
   const fake = await startJsonServer((r) => {
     if (bearer(r) !== o.token) return err(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found.');
     const path = r.path.split('?')[0];
+    // List contacts: GET /crm/v3/objects/contacts?limit=N -> {results, paging?}
+    if (r.method === 'GET' && path === '/crm/v3/objects/contacts') {
+      const limit = Number(new URLSearchParams(r.path.split('?')[1] ?? '').get('limit') ?? 10);
+      return { status: 200, body: { results: [...contacts.keys()].slice(0, limit).map(obj) } };
+    }
     if (r.method === 'POST' && path === '/crm/v3/objects/contacts/search') {
       const f = r.body?.filterGroups?.[0]?.filters?.[0];
       if (!f || f.operator !== 'EQ') return err(400, 'VALIDATION_ERROR', 'filterGroups required');

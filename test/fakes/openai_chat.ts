@@ -104,6 +104,11 @@ export async function startFakeChat(opts: { apiKey?: string } = {}): Promise<Fak
 
   async function answer(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
     res.on('error', () => {});
+    // List models: GET /v1/models, Bearer; the answer is a list object of model objects
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      if (req.headers.authorization !== `Bearer ${apiKey}`) return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return json(res, 200, { object: 'list', data: [{ id: MODEL, object: 'model', created: 1_700_000_000, owned_by: 'system' }] });
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return json(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
     if (req.headers.authorization !== `Bearer ${apiKey}`) return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     let body: any;

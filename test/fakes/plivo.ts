@@ -161,6 +161,11 @@ export class FakePlivo {
     const rest = path.slice(prefix.length);
     const body = raw ? JSON.parse(raw) as Record<string, unknown> : {};
     if (req.method === 'POST' && rest === 'Call/') return this.#makeCall(body, send);
+    // Account details (Plivo API: Account): GET /v1/Account/{auth_id}/
+    if (req.method === 'GET' && rest === '') {
+      return send(200, { api_id: randomUUID(), account_type: 'standard', auth_id: this.o.authId, name: 'fake account', cash_credits: '10.00000',
+        billing_mode: 'prepaid', resource_uri: `/v1/Account/${this.o.authId}/` });
+    }
     const m = /^(Call|Request)\/([^/]+)\/$/.exec(rest);
     const call = m && this.calls.find((c) => (m[1] === 'Call' ? c.callUuid : c.requestUuid) === m[2]);
     if (!m || !call) return send(404, { api_id: randomUUID(), error: 'call not found' });

@@ -161,6 +161,16 @@ export class FakeTwilio {
     const error = (status: number, code: number, message: string, headers: Record<string, string> = {}): void =>
       json(status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status }, headers);
     if (!authorized) return error(401, 20003, 'Authenticate');
+    // Fetch an Account (REST API: Accounts): GET /2010-04-01/Accounts/{Sid}.json, the account's own resource
+    const account = /^\/2010-04-01\/Accounts\/([^/.]+)\.json$/.exec(path);
+    if (req.method === 'GET' && account) {
+      if (account[1] !== this.accountSid) return error(404, 20404, `The requested resource ${path} was not found`);
+      return json(200, {
+        sid: this.accountSid, owner_account_sid: this.accountSid, friendly_name: 'fake account', status: 'active', type: 'Full',
+        date_created: 'Tue, 01 Sep 2026 10:00:00 +0000', date_updated: 'Tue, 01 Sep 2026 10:00:00 +0000',
+        uri: `/2010-04-01/Accounts/${this.accountSid}.json`,
+      });
+    }
     const m = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls(?:\/([^/]+))?\.json$/.exec(path);
     if (req.method !== 'POST' || !m) return error(404, 20404, `The requested resource ${path} was not found`);
     if (m[1] !== this.accountSid) return error(403, 20003, 'Authenticate');

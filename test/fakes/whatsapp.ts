@@ -17,6 +17,12 @@ export async function startWhatsAppFake(o: { token: string; phoneNumberId: strin
   const sent: Array<Record<string, any>> = [];
   const fake = await startJsonServer((r) => {
     if (bearer(r) !== o.token) return graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
+    // The phone number node: GET /{version}/{phone-number-id} -> {verified_name, display_phone_number, id, …}
+    const node = /^\/v\d+\.\d+\/([^/?]+)$/.exec(r.path);
+    if (r.method === 'GET' && node) {
+      if (node[1] !== o.phoneNumberId) return graphError(400, 100, `Unsupported get request. Object with ID '${node[1]}' does not exist`, 'GraphMethodException');
+      return { status: 200, body: { verified_name: 'Fake Realty', display_phone_number: '+91 98123 45678', id: o.phoneNumberId, quality_rating: 'GREEN' } };
+    }
     const m = /^\/v\d+\.\d+\/([^/]+)\/messages$/.exec(r.path);
     if (r.method !== 'POST' || !m) return graphError(400, 100, 'Unsupported request', 'GraphMethodException');
     if (m[1] !== o.phoneNumberId) return graphError(400, 100, `Unsupported post request. Object with ID '${m[1]}' does not exist`, 'GraphMethodException');

@@ -1,4 +1,4 @@
-/** Without SERVICE_WEBHOOK_SECRET, inbound webhooks are public and unsigned (spec §5.6: HMAC is optional). */
+/** Without SERVICE_WEBHOOK_SECRET, inbound webhooks are public and unsigned in the simulator (HMAC is optional in the contract; src/inbound/README.md). */
 import t from 'tap';
 import { startTestServer, api } from '../helpers/server.js';
 

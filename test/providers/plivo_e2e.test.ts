@@ -218,5 +218,8 @@ t.test('a lead calls back: the application\'s answer URL takes it; 9 opts out on
   t.match(done, { status: 'completed', ended_reason: 'opted_out', direction: 'inbound', from: '+919812399999', to: '+918031234567' });
   const dnd = await api(base, 'GET', `/dnd/check?phone=${encodeURIComponent('+919812399999')}`, auth);
   t.match(dnd.body, { dnd: true }, 'the caller is on the do-not-disturb list');
+  const events = await api(base, 'GET', `/calls/${id}/events?limit=500`, auth);
+  t.ok(events.body.data.some((e: { type: string; speaker?: string; text?: string }) => e.type === 'transcript' && e.speaker === 'agent' && /won't be called again/.test(e.text ?? '')),
+    'the caller heard that the opt-out was honoured');
   await waitFor('the hangup callback, matched by CallUUID', () => call.callbacks.find((c) => c.hook === 'hangup_url'));
 });

@@ -31,11 +31,20 @@ t.test('0 = a person: the press is in the transcript, an escalation, and the tra
   t.equal(s.phase, 'transferring');
 });
 
-t.test('9 = opt out: the number goes on do-not-disturb and the call ends', async (t) => {
-  const { s, last } = drive([...listening, press('9')]);
-  t.same(last.map((a) => a.type), ['RecordCallerTurn', 'OptOut', 'EndCall']);
-  t.match(last.at(-1), { reason: 'opted_out' });
-  t.equal(s.phase, 'ended');
+t.test('9 = opt out: the number goes on do-not-disturb at once, the caller hears it was honoured, then the call ends', async (t) => {
+  const pressed = [...listening, press('9')];
+  const { s, last } = drive(pressed);
+  t.same(last.map((a) => a.type), ['RecordCallerTurn', 'OptOut', 'StartReply']);
+  t.match(last.at(-1), { kind: 'farewell' });
+  t.equal(s.phase, 'ending');
+  const barged = drive([...pressed, { type: 'SpeechStarted', atMs: 1100 }]);
+  t.same(barged.last, [], 'the confirmation is not interrupted by speech');
+  const played = drive([...pressed, { type: 'ReplyAudible', replyId: 3 }, { type: 'ReplyGenerated', replyId: 3 }, { type: 'PlayoutDrained', replyId: 3 }]);
+  t.same(played.last.map((a) => a.type), ['CompleteReply', 'EndCall']);
+  t.match(played.last.at(-1), { reason: 'opted_out' });
+  t.equal(played.s.phase, 'ended');
+  const hungUp = drive([...pressed, { type: 'MediaEnded', reason: 'stop' }]);
+  t.equal(hungUp.all.filter((a) => a.type === 'OptOut').length, 1, 'hanging up during the line keeps the opt-out');
 });
 
 t.test('a key with an action works while the agent speaks: the reply is cut first', async (t) => {

@@ -2,11 +2,11 @@
  * Loads proto/*.proto at run time with @grpc/proto-loader (no codegen step). Field names keep their
  * snake_case; enums come as strings, 64-bit numbers as JS numbers, oneofs name their set member.
  */
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { fromRoot } from '../../package_root.js';
 
-const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
+const PROTO_DIR = fromRoot('proto') + '/';
 
 export const LOADER_OPTIONS: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true };
 

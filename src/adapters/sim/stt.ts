@@ -1,18 +1,21 @@
 /**
- * Simulated speech-to-text: really recognises SimVoice audio (src/simvoice) from the PCM it is fed, so the
- * simulated callee's words are recognised after mu-law, resampling and any chunking. Audio without a SimVoice
- * payload (real recorded speech, noise) transcribes as '' with final=true: this is not a speech recogniser.
+ * The embedded default's speech-to-text: the offline grammar recogniser (src/speech/ears) for real speech, after the
+ * SimVoice decoder (src/simvoice), which still reads the simulated callees' in-band speech exactly. A turn whose audio
+ * carries SimVoice is transcribed from it; any other speech (a person on the demo page, a recording) goes to the
+ * grammar recogniser on the speech pool, steered by the dialog's listen hint.
  */
 import { SimVoiceDecoder } from '../../simvoice/index.js';
-import { withDeadline } from '../deadline.js';
-import { AdapterError, type AdapterCallOptions, type SpeechToTextAdapter, type SttStream, type TranscriptResult } from '../types.js';
+import { OfflineStt, type OfflineSttStream } from '../../speech/ears/stt.js';
+import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTextAdapter, type SttStream, type TranscriptResult } from '../types.js';
 
 class SimSttStream implements SttStream {
   readonly #decoder: SimVoiceDecoder;
+  readonly #ears: OfflineSttStream;
   readonly #listeners: Array<(r: TranscriptResult) => void> = [];
   #closed = false;
 
-  constructor(sampleRateHz: number) {
+  constructor(sampleRateHz: number, ears: OfflineSttStream) {
+    this.#ears = ears;
     this.#decoder = new SimVoiceDecoder(sampleRateHz);
     this.#decoder.onWord((w) => this.#emit({ text: w.text, final: false, startMs: w.startMs, endMs: w.endMs }));
   }
@@ -20,21 +23,24 @@ class SimSttStream implements SttStream {
   write(pcm: Int16Array, atMs: number): void {
     if (this.#closed) return;
     this.#decoder.write(pcm, atMs);
+    this.#ears.write(pcm, atMs);
   }
 
-  finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
-    return withDeadline('stt', opts, async () => {
-      if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
-      const d = this.#decoder.take();
-      const result: TranscriptResult = { text: d.text, final: true, startMs: d.startMs, endMs: d.endMs, confidence: d.text ? 1 : 0 };
-      this.#emit(result);
-      return result;
-    });
+  expect(hint: ListenHint): void { this.#ears.expect(hint); }
+
+  async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
+    if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
+    const d = this.#decoder.take();
+    if (!d.text) return this.#ears.finalize(opts); // emits to the listeners itself
+    this.#ears.discard();
+    const result: TranscriptResult = { text: d.text, final: true, startMs: d.startMs, endMs: d.endMs, confidence: 1 };
+    this.#emit(result);
+    return result;
   }
 
-  onResult(listener: (r: TranscriptResult) => void): void { this.#listeners.push(listener); }
+  onResult(listener: (r: TranscriptResult) => void): void { this.#listeners.push(listener); this.#ears.onResult(listener); }
 
-  close(): void { this.#closed = true; this.#listeners.length = 0; }
+  close(): void { this.#closed = true; this.#listeners.length = 0; this.#ears.close(); }
 
   #emit(r: TranscriptResult): void {
     for (const l of this.#listeners) l(r);
@@ -42,16 +48,17 @@ class SimSttStream implements SttStream {
 }
 
 export class SimStt implements SpeechToTextAdapter {
+  readonly #ears = new OfflineStt();
+
   open(opts: { callId: string; language: string; sampleRateHz: number }): SttStream {
-    return new SimSttStream(opts.sampleRateHz);
+    return new SimSttStream(opts.sampleRateHz, this.#ears.open(opts));
   }
 
-  transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number } & AdapterCallOptions): Promise<TranscriptResult> {
-    return withDeadline('stt', opts, async () => {
-      const d = new SimVoiceDecoder(opts.sampleRateHz);
-      d.write(pcm, 0);
-      const r = d.finish();
-      return { text: r.text, final: true, startMs: r.startMs, endMs: r.endMs, confidence: r.text ? 1 : 0 };
-    });
+  transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
+    const d = new SimVoiceDecoder(opts.sampleRateHz);
+    d.write(pcm, 0);
+    const r = d.finish();
+    if (r.text) return Promise.resolve({ text: r.text, final: true, startMs: r.startMs, endMs: r.endMs, confidence: 1 });
+    return this.#ears.transcribe(pcm, opts);
   }
 }

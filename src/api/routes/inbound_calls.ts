@@ -87,8 +87,8 @@ export function inboundCallRoutes(t: RouteTable, deps: AppDeps): void {
   });
   t.add({
     method: 'put', path: '/agents/:agent_id/keypad', tag: 'Inbound calls', auth: { kind: 'auth', role: 'admin' }, body: KeypadBody,
-    summary: 'Sets what the caller\'s keys do on this agent\'s calls: each of 0-9, * and # to operator (a person), opt_out (the number '
-      + 'goes on the do-not-disturb list and the call ends) or end_call. Other keys are the caller\'s input to the dialog. Calls '
+    summary: 'Sets what the caller\'s keys do on this agent\'s calls: each of 0-9, * and # to operator (a person), opt_out (the number goes on the do-not-disturb list at once, '
+      + 'the caller hears that it was honoured and the call ends opted_out) or end_call. Other keys are the caller\'s input to the dialog. Calls '
       + 'dispatched from now on use it.',
     responses: { 200: 'the keypad', 404: 'unknown agent' },
     handler: async (req) => {

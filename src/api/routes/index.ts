@@ -14,6 +14,7 @@ import { campaignRoutes } from './campaigns.js';
 import { inboundRoutes } from './inbound.js';
 import { callRoutes } from './calls.js';
 import { mediaRoutes } from './media.js';
+import { browserCallRoutes } from './browser_calls.js';
 import { carrierRoutes } from './carriers.js';
 import { conversationRoutes } from './conversations.js';
 import { leadRoutes } from './leads.js';
@@ -41,5 +42,6 @@ export const ROUTE_MODULES: RouteModule[] = [
   inboundCallRoutes,
   callRoutes,
   mediaRoutes,
+  browserCallRoutes,
   carrierRoutes,
 ];

@@ -24,7 +24,7 @@ export function streamRoutes(t: RouteTable, deps: AppDeps): void {
       + 'Sends the stored items after ?after_seq= (default 0) first, then live ones, each once and in seq order: JSON text '
       + '{type: transcript|entity|escalation|status|transfer, call_id, seq, at, …}. A listener may send {"type":"transfer","target":"+E164"?}; '
       + 'failures come back as {type:"error", code, detail}. Close codes: 1000 call_ended (do not reconnect), 1001 server_shutdown, '
-      + '4001 token_expired (JWT expired; reconnect with a fresh one) or token_revoked (the user was signed out, changed or deleted), 4008 slow_consumer (buffer bound passed; reconnect with after_seq). Refused upgrades answer problem+json: 401, 404 (unknown or '
+      + '4001 token_expired (JWT expired; reconnect with a fresh one) or token_revoked (the user was signed out, changed or deleted, or the API key revoked), 4008 slow_consumer (buffer bound passed; reconnect with after_seq). Refused upgrades answer problem+json: 401, 404 (unknown or '
       + "another tenant's call), 400 (bad after_seq). The server pings every 25 s and drops peers that do not answer.",
     handle: streamUpgradeHandler({
       log: deps.log, edge: deps.stream.edge, listeners: deps.metrics.streamListeners,
@@ -32,6 +32,7 @@ export function streamRoutes(t: RouteTable, deps: AppDeps): void {
       findCall: (tenantId, callId) => callStatusOf(deps.db, tenantId, callId),
       transfer: (tenantId, callId, req) => deps.calls.transfer(tenantId, callId, req),
       onUserRevoked: (userId, listener) => deps.revocation.onUserRevoked(userId, listener),
+      onApiKeysRevoked: (listener) => deps.revocation.onApiKeysRevoked(listener),
     }),
   });
 

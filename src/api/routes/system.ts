@@ -1,8 +1,12 @@
 /** Health, readiness, integrations and the OpenAPI document. */
 import type { RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
-import { integrationStatus } from '../../integrations.js';
+import { z } from 'zod';
+import { integrationStatus, verifiedIntegrationStatus } from '../../integrations.js';
+import { parse } from '../validate.js';
 import { ApiError } from '../../errors.js';
+
+const IntegrationsQuery = z.strictObject({ verify: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
 
 export function systemRoutes(t: RouteTable, deps: AppDeps, openapi: () => unknown): void {
   t.add({
@@ -23,8 +27,16 @@ export function systemRoutes(t: RouteTable, deps: AppDeps, openapi: () => unknow
   });
   t.add({
     method: 'get', path: '/integrations', tag: 'system', auth: { kind: 'auth', role: 'admin' },
-    summary: 'Per provider slot (carrier, speech_to_text, dialog_model, text_to_speech, crm, calendar, messaging): live or simulated, from which keys are present. Key values never appear.',
-    handler: () => ({ service_mode: deps.config.SERVICE_MODE, data: integrationStatus(deps.config) }),
+    summary: 'Per provider slot (carrier, speech_to_text, dialog_model, text_to_speech, crm, calendar, messaging): live or simulated, from which keys are present, '
+      + 'and how the provider was chosen (chosen_by: setting, or keys in live mode). With verify=true each live slot\'s keys are checked by one '
+      + 'authenticated read against the provider\'s configured base URL (the account, projects, model list, user, voice, …): verification.result is '
+      + 'verified, rejected (with the provider\'s http_status) or unreachable, within 5 s. Admin only (the checks are outbound requests on the '
+      + 'deployment\'s keys). Key values never appear.',
+    query: IntegrationsQuery,
+    handler: async (req) => {
+      const { verify } = parse(IntegrationsQuery, req.query, 'query');
+      return { service_mode: deps.config.SERVICE_MODE, data: verify ? await verifiedIntegrationStatus(deps.config) : integrationStatus(deps.config) };
+    },
   });
   t.add({
     method: 'get', path: '/openapi.json', tag: 'system', auth: { kind: 'public' },

@@ -36,7 +36,7 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
 
 /**
  * The provider's message from an error body in the usual shapes ({message}, {error:{message}}, {error:"…"},
- * {detail}, {detail:{message}}, {RestException:{Message}}), else the raw text; redacted and cut to `max` characters.
+ * {detail}, {detail:{message}}, {RestException:{Message}}, Deepgram's {err_msg}), else the raw text; redacted and cut to `max` characters.
  */
 export function errorDetail(text: string, secrets: ReadonlyArray<string | undefined> = [], max = 200): string {
   let msg: unknown = text;
@@ -45,7 +45,7 @@ export function errorDetail(text: string, secrets: ReadonlyArray<string | undefi
     if (typeof b === 'string') msg = b;
     else if (b && typeof b === 'object') {
       const d = b.detail;
-      msg = b.message ?? (typeof b.error === 'string' ? b.error : b.error?.message) ?? b.RestException?.Message
+      msg = b.message ?? (typeof b.error === 'string' ? b.error : b.error?.message) ?? b.RestException?.Message ?? b.err_msg
         ?? (typeof d === 'string' ? d : d?.message) ?? (d !== undefined ? JSON.stringify(d) : text);
     }
   } catch { /* not JSON: the text as it is */ }

@@ -1,5 +1,5 @@
 /** Plays a scripted caller against the scripted engine, turn by turn, as the demo loop and a call do. */
-import { planTurn } from '../../../src/dialog/index.js';
+import { planTurn, type ToolResults } from '../../../src/dialog/index.js';
 import type { DialogEvent, DialogMessage, DialogTurnRequest } from '../../../src/adapters/types.js';
 import { DEFAULT_AGENT } from '../../../src/repos/agents.js';
 
@@ -8,7 +8,8 @@ export const ALL_TOOLS = ['calendar_booking', 'crm_sync', 'messaging_brochure'];
 
 export const textOf = (events: DialogEvent[]) => events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ');
 
-export function converse(callerLines: string[], over: Partial<DialogTurnRequest> = {}, opts: { callerFirst?: boolean } = {}) {
+/** `results`: how the tools the engine fires turn out (as ScriptedDialog learns from runTool); absent: announced only. */
+export function converse(callerLines: string[], over: Partial<DialogTurnRequest> = {}, opts: { callerFirst?: boolean; results?: ToolResults } = {}) {
   const history: DialogMessage[] = [];
   const extracted: Record<string, string | number> = {};
   const turns: DialogEvent[][] = [];
@@ -16,7 +17,7 @@ export function converse(callerLines: string[], over: Partial<DialogTurnRequest>
     const events = planTurn({
       callId: 'call_t', agent: DEFAULT_AGENT, context: {}, tools: ALL_TOOLS, history: [...history], callerText,
       extracted: { ...extracted }, timeZone: 'Asia/Kolkata', ...over,
-    }, NOW);
+    }, NOW, opts.results);
     turns.push(events);
     if (callerText) history.push({ role: 'caller', text: callerText });
     history.push({ role: 'agent', text: textOf(events) });

@@ -11,9 +11,13 @@ import { describeError } from '../shared/http';
 import { resolveBase, type RuntimeSettings } from '../shared/settings';
 import { audioTurn, createConversation, readConversation, replyAudioUrl, textTurn, type Conversation, type TurnReply } from './demo';
 import { MicRecording, pcmToWav, SAMPLE_RATE_HZ } from './mic';
+import { BrowserCall, type CallItem } from './call';
 import { TurnDetails } from './TurnDetails';
 
-interface Message { id: number; role: 'agent' | 'caller' | 'operator'; text: string; via?: 'text' | 'microphone' | 'simulated speech' }
+interface Message { id: number; role: 'agent' | 'caller' | 'operator'; text: string; via?: 'text' | 'microphone' | 'simulated speech' | 'call' }
+
+/** A browser call's state: asking for the microphone and connecting, live, or over (with why). */
+type CallState = { phase: 'connecting' } | { phase: 'live'; call: BrowserCall; since: number } | { phase: 'ended'; why: string };
 
 /** Longest recording the page sends: the service's limit, capped at half a minute (a demo turn is a sentence). */
 const MAX_RECORDING_SECONDS = 30;
@@ -32,6 +36,8 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
   const [recording, setRecording] = useState<MicRecording>();
+  const [callState, setCallState] = useState<CallState>();
+  const callRef = useRef<BrowserCall | undefined>(undefined);
   const [, tick] = useState(0);
   const player = useRef<HTMLAudioElement>(null);
   const nextId = useRef(1);
@@ -48,6 +54,16 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
     }, 100);
     return () => clearInterval(timer);
   }, [recording]);
+
+  // Re-render while a call is live (its timer, audio counters and microphone meter).
+  useEffect(() => {
+    if (callState?.phase !== 'live') return;
+    const timer = setInterval(() => tick((n) => n + 1), 250);
+    return () => clearInterval(timer);
+  }, [callState?.phase]);
+
+  // Leaving the page hangs up.
+  useEffect(() => () => callRef.current?.hangUp(), []);
 
   useEffect(() => {
     if (audioUrl) void player.current?.play().catch(() => { /* autoplay refused: the controls are there */ });
@@ -144,7 +160,39 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
     void run('Sending audio…', (c) => audioTurn(base, c.id, wav));
   }
 
+  async function callAgent() {
+    setError(undefined);
+    setCallState({ phase: 'connecting' });
+    const onItem = (item: CallItem) => {
+      if (item.type === 'transcript' && !item.partial && item.text && (item.speaker === 'agent' || item.speaker === 'caller')) {
+        push({ role: item.speaker, text: item.text, via: 'call' });
+      } else if (item.type === 'entity' && item.key) setEntities((e) => ({ ...e, [item.key!]: item.value ?? '' }));
+    };
+    try {
+      callRef.current = await BrowserCall.start(base, {
+        started: (call) => setCallState({ phase: 'live', call, since: Date.now() }),
+        item: onItem,
+        ended: (code, reason) => {
+          callRef.current = undefined;
+          setCallState({ phase: 'ended', why: code === 1000 || code === 1005 ? 'The call has ended.' : `The call was cut off (${reason || code}).` });
+        },
+      });
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      setCallState(undefined);
+      setError(name === 'NotAllowedError'
+        ? 'Microphone access was blocked. Allow it from the address bar to call the agent, or type your message instead.'
+        : name === 'NotFoundError' ? 'No microphone was found. You can type your message instead.' : describeError(err));
+    }
+  }
+
+  function hangUp() {
+    callRef.current?.hangUp();
+  }
+
   function startOver() {
+    callRef.current?.hangUp();
+    setCallState(undefined);
     void recording?.cancel();
     setRecording(undefined);
     setConversation(undefined);
@@ -157,6 +205,8 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
   }
 
   const closed = conversation?.state === 'closed';
+  const inCall = callState?.phase === 'connecting' || callState?.phase === 'live';
+  const live = callState?.phase === 'live' ? callState : undefined;
   return (
     <>
       <header class="site-header">
@@ -196,12 +246,33 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
             {error && <p class="error" role="alert">{error}</p>}
             <HandoffNotice conversation={conversation} />
 
+            <div class="call-bar" role="group" aria-labelledby="call-title">
+              <span id="call-title" class="visually-hidden">Call the agent</span>
+              {inCall ? (
+                <button type="button" class="hang-up" onClick={hangUp} disabled={!live}>Hang up</button>
+              ) : (
+                <button type="button" onClick={() => void callAgent()} disabled={!!busy || !!recording}>Call the agent</button>
+              )}
+              {callState?.phase === 'connecting' && <span role="status">Connecting…</span>}
+              {live && <span role="status">On a call · {clock(Date.now() - live.since)}</span>}
+              {live && <meter aria-label="Your microphone level" min={0} max={1} value={Math.min(1, live.call.level * 4)} />}
+              {live && (
+                <small class="call-audio">Agent audio: <output data-testid="call-frames">{live.call.framesReceived}</output> frames
+                  received, <output data-testid="call-played-ms">{Math.round(live.call.playedMs)}</output> ms played</small>
+              )}
+              {callState?.phase === 'ended' && <span role="status">{callState.why}</span>}
+            </div>
+            {!inCall && !callState && (
+              <p class="hint">“Call the agent” is a call like a phone call, from this page: speak when you like, interrupt it
+                if you want, and hang up when you are done. Or type, or send one recorded message at a time.</p>
+            )}
+
             <form class="composer" onSubmit={sendText}>
               <label for="message">Your message</label>
               <div class="composer-row">
                 <input id="message" name="message" autocomplete="off" maxLength={2000} placeholder="e.g. Hi, I'm Priya and I'm looking for a flat"
-                  value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} disabled={!!recording || closed} />
-                <button type="submit" disabled={!text.trim() || !!busy || !!recording || closed}>Send</button>
+                  value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} disabled={!!recording || closed || inCall} />
+                <button type="submit" disabled={!text.trim() || !!busy || !!recording || closed || inCall}>Send</button>
               </div>
               <div class="composer-row secondary">
                 {recording ? (
@@ -209,7 +280,7 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
                     Stop and send ({recording.seconds.toFixed(1)} s)
                   </button>
                 ) : (
-                  <button type="button" class="secondary" onClick={() => void startRecording()} disabled={!!busy || closed}>
+                  <button type="button" class="secondary" onClick={() => void startRecording()} disabled={!!busy || closed || inCall}>
                     Speak with the microphone
                   </button>
                 )}
@@ -260,6 +331,9 @@ export function Site({ settings }: { settings: RuntimeSettings }) {
     </>
   );
 }
+
+/** m:ss */
+const clock = (ms: number) => `${Math.floor(ms / 60_000)}:${String(Math.floor(ms / 1000) % 60).padStart(2, '0')}`;
 
 /** Where a handed-off conversation stands, in the visitor's words. */
 function HandoffNotice({ conversation: c }: { conversation?: Conversation }) {

@@ -1,0 +1,102 @@
+/**
+ * Builds the grammar (JSGF) for one caller turn from what the dialog waits for (its ListenHint) and what a caller may
+ * say at any time. The grammar is a bag of phrases in any order, so one sentence may answer several questions
+ * ("my name is Fatima, I want a villa, budget three crore"), with a garbage model beside them: every phone of the
+ * acoustic model as a one-phone word, at a low weight. Speech that fits no phrase is absorbed by garbage instead of
+ * being forced onto the nearest phrase, and the reading (reading.ts) rejects a turn that holds no phrase.
+ */
+import type { ListenHint } from '../../adapters/types.js';
+import { ALWAYS_ON, FIRST_NAMES, HOURS, PROPERTY_KINDS, TEENS, TENS, UNITS, WEEKDAYS } from './vocabulary.js';
+
+/** the acoustic model's phones: each becomes a garbage word `gb_<phone>` */
+export const GARBAGE_PHONES = ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'B', 'CH', 'D', 'DH', 'EH', 'ER', 'EY', 'F', 'G', 'HH', 'IH',
+  'IY', 'JH', 'K', 'L', 'M', 'N', 'NG', 'OW', 'OY', 'P', 'R', 'S', 'SH', 'T', 'TH', 'UH', 'UW', 'V', 'W', 'Y', 'Z', 'ZH'];
+export const GARBAGE_PREFIX = 'gb_';
+export const garbageWords = (): Array<[string, string]> => GARBAGE_PHONES.map((p) => [`${GARBAGE_PREFIX}${p.toLowerCase()}`, p]);
+
+/** Relative weights of the alternatives (a JSGF alternative's weight is its share among its siblings). */
+export const WEIGHTS = {
+  /** the field the caller was just asked about */
+  asked: 4,
+  /** any other open field, the always-on intents */
+  open: 1,
+  /**
+   * the whole turn as garbage phones, against the turn as phrases: low, so speech that fits a phrase takes it,
+   * while speech that fits none is absorbed rather than forced onto the nearest phrase
+   */
+  garbage: 1e-6,
+};
+
+/** Words a name can arrive in: "my name is Meera", "this is Karan", "Arun here". */
+const NAME_LEAD = "[hello | hi] [my name is | my name's | this is | i am | i'm | it's | call me]";
+
+const number99 = `(${[...UNITS, ...TEENS].join(' | ')} | (${TENS.join(' | ')}) [${UNITS.join(' | ')}])`;
+const RULES: Record<string, string> = {
+  n99: number99,
+  digit: `(zero | oh | ${UNITS.join(' | ')})`,
+  n: '(<n99> [hundred [and] [<n99>]] | a hundred [and] [<n99>])',
+  scale: '(thousand | lakh | lakhs | crore | crores | million | billion)',
+  currency: '(rupees | dollars | euros | pounds)',
+  amount: '([a] <n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | a (million | billion | crore | lakh) [<currency>])',
+  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [about | around | up to | approximately | roughly | maximum] <amount> [is my limit | is my budget | maximum | max]",
+  weekday: `(${WEEKDAYS.join(' | ')})`,
+  day: '(today | tomorrow | day after tomorrow | [next | this | coming] <weekday>)',
+  part: '([in the] (morning | afternoon | evening) | noon | tonight)',
+  time: `at (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <part>)`,
+  slot_said: '[on | maybe | how about] (<day> [<part>] [<time>] | <time> [<day>] | <part> [<time>] | <day> <time> <part>) [works for me | suits me | is fine | works | is good]',
+  kind: `(${PROPERTY_KINDS.join(' | ')})`,
+  need: `[a | an] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
+  need_said: "[we | i] [need | want | are looking for | am looking for | would like | want to buy] (<need> | to (buy | rent | invest) [<need>])",
+  yesno: "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]",
+};
+
+/** JSGF-safe word: lower case letters and apostrophes only (names from a context may hold anything). */
+export function grammarWord(w: string): string | undefined {
+  const s = w.toLowerCase().replace(/[^a-z']/g, '');
+  return s.length >= 2 && s.length <= 24 ? s : undefined;
+}
+
+export interface TurnGrammar { jsgf: string; key: string }
+
+/** The field a hint's `asked` maps to among the grammar's items (custom fields get no item of their own). */
+function fieldItem(field: string | undefined): string | undefined {
+  switch (field) {
+    case 'customer_name': return 'name';
+    case 'budget': return 'amount';
+    case 'scheduled_slot': return 'slot';
+    case 'intent': return 'need';
+    default: return undefined;
+  }
+}
+
+/**
+ * The grammar for a turn. Every field's phrases stay in (mixed initiative: an answer to another question, or several
+ * answers at once); the asked field weighs more, and yes/no too when the question was one. `extraNames` are names the
+ * caller may say beyond the list (the lead's own name): only words the dictionary knows or that were added are used,
+ * so the caller decides which of them can go in (`known`).
+ */
+export function buildGrammar(hint: ListenHint | undefined, known: (word: string) => boolean = () => true): TurnGrammar {
+  const asked = fieldItem(hint?.asking);
+  const extra = (hint?.names ?? []).flatMap((n) => n.split(/\s+/)).map(grammarWord).filter((w): w is string => !!w && known(w));
+  const names = [...new Set([...FIRST_NAMES, ...extra])].sort();
+  const w = (item: string) => (item === asked || (item === 'yesno' && hint?.yesNo) ? WEIGHTS.asked : WEIGHTS.open);
+  const intents = Object.entries(ALWAYS_ON).map(([k, phrases]) => `<i_${k}> = (${phrases.join(' | ')});`);
+  const answers = [
+    `/${w('name')}/ <name_said>`, `/${w('amount')}/ <amount_said>`, `/${w('slot')}/ <slot_said>`,
+    `/${w('need')}/ <need_said>`, `/${w('yesno')}/ <yesno>`,
+    ...Object.keys(ALWAYS_ON).map((k) => `/${WEIGHTS.open}/ <i_${k}>`),
+  ];
+  const lines = [
+    '#JSGF V1.0;', 'grammar turn;',
+    `public <turn> = /1/ <said> | /${WEIGHTS.garbage}/ <garbage>+;`,
+    // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per place)
+    '<said> = [um | uh | well | so | okay] <answer> ([and] <answer>)* [please | thank you | thanks];',
+    `<answer> = ${answers.join(' | ')};`,
+    `<name_said> = ${NAME_LEAD} <name> [here];`,
+    `<name> = (${names.join(' | ')});`,
+    `<garbage> = (${garbageWords().map(([g]) => g).join(' | ')});`,
+    ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),
+    ...intents,
+  ];
+  return { jsgf: lines.join('\n') + '\n', key: `${asked ?? ''}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };
+}

@@ -1,0 +1,64 @@
+/**
+ * Turns the recogniser's word path into the text the dialog reads, or rejects it. Garbage phones are dropped; a
+ * turn with no content word left (only garbage and connecting words) is rejected as '' so the agent says it did not
+ * catch that instead of recording a value that was never said. Spoken times become the digits the dialog's slot
+ * reader takes ("eleven in the morning" -> "11 am", "two p m" -> "2 pm"); "b h k" becomes "bhk".
+ */
+import { GARBAGE_PREFIX } from './grammar.js';
+import { HOURS, NUMBER_WORDS } from './vocabulary.js';
+
+/** words that carry nothing by themselves: a turn of only these (and garbage) is rejected */
+const EMPTY_WORDS = new Set(['my', 'name', 'is', 'i', 'am', "i'm", 'we', 'need', 'want', 'looking', 'for', 'a', 'an', 'the',
+  'about', 'around', 'budget', 'limit', 'maximum', 'and', 'suits', 'me', 'works', 'fine', 'please', 'hello', 'hi', 'here', 'um',
+  'uh', 'would', 'like', 'at', 'on', 'it', 'that', 'something', 'approximately', 'up', 'to', "it's", 'this', 'call', "my", "name's", 'in']);
+
+export interface Reading {
+  text: string;
+  /** share of the turn's words that were garbage phones (0..1) */
+  garbageShare: number;
+  rejected: boolean;
+}
+
+/** Most garbage phones a turn may hold per content word before it is rejected as mostly unheard speech. */
+export const MAX_GARBAGE_PER_CONTENT_WORD = 3;
+
+export function readPath(path: string): Reading {
+  const words = path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('['));
+  const garbage = words.filter((w) => w.startsWith(GARBAGE_PREFIX)).length;
+  const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, ''));
+  const content = kept.filter((w) => !EMPTY_WORDS.has(w)).length;
+  const garbageShare = words.length ? garbage / words.length : 0;
+  const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content;
+  return { text: rejected ? '' : spokenToText(kept), garbageShare, rejected };
+}
+
+const HOUR_SET = new Set(HOURS);
+const MINUTES: Record<string, string> = { "o'clock": '', fifteen: ':15', thirty: ':30' };
+
+/** Words as said to the text the dialog's extractors read (times in digits; amounts stay words, which they read). */
+export function spokenToText(words: string[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === 'b' && words[i + 1] === 'h' && words[i + 2] === 'k') { out.push('bhk'); i += 2; continue; }
+    const timeStart = HOUR_SET.has(w) && (words[i - 1] === 'at' || isTimeTail(words, i + 1));
+    if (!timeStart) { out.push(w); continue; }
+    let text = String(NUMBER_WORDS[w]);
+    let j = i + 1;
+    if (words[j] === 'forty' && words[j + 1] === 'five') { text += ':45'; j += 2; }
+    else if (words[j] in MINUTES && !(words[j] === 'fifteen' && !isTimeTail(words, j + 1) && words[i - 1] !== 'at')) { text += MINUTES[words[j]]; j++; }
+    if ((words[j] === 'a' || words[j] === 'p') && words[j + 1] === 'm') { text += ` ${words[j]}m`; j += 2; }
+    else if (words[j] === 'in' && words[j + 1] === 'the' && ['morning', 'afternoon', 'evening'].includes(words[j + 2])) {
+      text += words[j + 2] === 'morning' ? ' am' : ' pm'; j += 3;
+    } else if (['morning', 'afternoon', 'evening'].includes(words[j])) { text += words[j] === 'morning' ? ' am' : ' pm'; j++; }
+    out.push(text);
+    i = j - 1;
+  }
+  return out.join(' ');
+}
+
+function isTimeTail(words: string[], j: number): boolean {
+  const w = words[j];
+  return w === "o'clock" || ((w === 'a' || w === 'p') && words[j + 1] === 'm')
+    || (w === 'in' && words[j + 1] === 'the' && ['morning', 'afternoon', 'evening'].includes(words[j + 2]));
+}

@@ -1,0 +1,48 @@
+/**
+ * The grammar recogniser (soundswallower: PocketSphinx in WebAssembly, with its 8 kHz telephone acoustic model and
+ * English dictionary), run in the thread that imports this (a speech worker). One decoder per thread, loaded on
+ * first use (about a quarter of a second); the grammar is rebuilt only when the turn's hint changes it.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import createModule, { type Decoder } from 'soundswallower';
+import type { ListenHint } from '../../adapters/types.js';
+import { resample } from '../../audio/index.js';
+import { buildGrammar, garbageWords } from './grammar.js';
+import { readPath } from './reading.js';
+import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
+
+/** the acoustic model's rate: wideband audio is brought down to it */
+export const EARS_RATE_HZ = 8000;
+/** longest turn recognised (the detector's own cap is 30 s); the rest is not decoded */
+export const MAX_TURN_SECONDS = 30;
+
+let decoder: Promise<Decoder> | undefined;
+let grammarKey: string | undefined;
+
+async function load(): Promise<Decoder> {
+  const ss = await createModule();
+  const model = join(dirname(createRequire(import.meta.url).resolve('soundswallower')), 'model', 'en-us');
+  const d = new ss.Decoder({ hmm: model, dict: join(model, 'dict.txt'), samprate: EARS_RATE_HZ, nfft: 256, loglevel: 'FATAL' });
+  await d.initialize();
+  d.add_words(...EXTRA_PRONUNCIATIONS.map(([w, p]) => [w, p] as [string, string]), ...garbageWords());
+  return d;
+}
+
+export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<{ text: string; path: string; rejected: boolean }> {
+  const d = await (decoder ??= load());
+  const g = buildGrammar(hint, (w) => d.lookup_word(w) !== null);
+  if (g.key !== grammarKey) { d.set_grammar(g.jsgf); grammarKey = g.key; }
+  const at8k = sampleRateHz === EARS_RATE_HZ ? pcm : resample(pcm, sampleRateHz, EARS_RATE_HZ);
+  const n = Math.min(at8k.length, MAX_TURN_SECONDS * EARS_RATE_HZ);
+  // under 100 ms: nothing to recognise (an empty task is the warm-up: decoder and default grammar are loaded now)
+  if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true };
+  const f = new Float32Array(n);
+  for (let i = 0; i < n; i++) f[i] = at8k[i] / 32768;
+  d.start();
+  d.process_audio(f, false, true);
+  d.stop();
+  const path = d.get_text();
+  const r = readPath(path);
+  return { text: r.text, path, rejected: r.rejected };
+}

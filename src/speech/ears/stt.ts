@@ -1,0 +1,82 @@
+/**
+ * The offline ears as a speech-to-text adapter: a grammar recogniser on the speech pool's threads (never the event
+ * loop). A call's stream keeps the caller audio written since the last finalize (at most MAX_TURN_SECONDS) and
+ * recognises it, cut to its speech, when the session finalizes the turn; `expect(hint)` steers the next turn's
+ * grammar. Results are final only: a grammar recogniser has no useful partials for barge-in decisions.
+ */
+import { withDeadline } from '../../adapters/deadline.js';
+import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTextAdapter, type SttStream, type TranscriptResult } from '../../adapters/types.js';
+import { concatPcm } from '../../audio/index.js';
+import { runSpeech, warmEars } from '../pool.js';
+import { MAX_TURN_SECONDS } from './recogniser.js';
+import { trimToSpeech } from './trim.js';
+
+/** Recognises one turn's audio: '' when nothing in it fits the grammar (rejected) or it holds no speech. */
+export async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint | undefined, signal?: AbortSignal): Promise<string> {
+  const speech = trimToSpeech(pcm, sampleRateHz).slice(); // a dedicated buffer, transferred
+  if (speech.length === 0) return '';
+  const r = await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer]);
+  return r.text;
+}
+
+export class OfflineSttStream implements SttStream {
+  readonly #listeners: Array<(r: TranscriptResult) => void> = [];
+  #chunks: Int16Array[] = [];
+  #samples = 0;
+  #startMs = -1;
+  #endMs = 0;
+  #hint: ListenHint | undefined;
+  #closed = false;
+
+  constructor(private readonly sampleRateHz: number) {}
+
+  write(pcm: Int16Array, atMs: number): void {
+    if (this.#closed) return;
+    if (this.#startMs < 0) this.#startMs = atMs;
+    this.#endMs = atMs + (pcm.length * 1000) / this.sampleRateHz;
+    this.#chunks.push(pcm.slice());
+    this.#samples += pcm.length;
+    // keep the latest MAX_TURN_SECONDS: a turn never runs longer (the detector ends it), older audio is not speech of it
+    while (this.#samples - this.#chunks[0].length >= MAX_TURN_SECONDS * this.sampleRateHz) this.#samples -= this.#chunks.shift()!.length;
+  }
+
+  expect(hint: ListenHint): void { this.#hint = hint; }
+
+  finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
+    return this.#finalize(opts);
+  }
+
+  async #finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
+    await warmEars(); // a cold recogniser loads outside the turn's deadline
+    return withDeadline('stt', opts, async (signal) => {
+      if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
+      const pcm = concatPcm(this.#chunks.length ? this.#chunks : [new Int16Array(0)]);
+      const startMs = Math.max(0, this.#startMs), endMs = this.#endMs;
+      this.discard();
+      const text = await hearTurn(pcm, this.sampleRateHz, this.#hint, signal);
+      const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
+      for (const l of this.#listeners) l(result);
+      return result;
+    });
+  }
+
+  /** Forgets the audio written since the last finalize (another reader transcribed that turn). */
+  discard(): void { this.#chunks = []; this.#samples = 0; this.#startMs = -1; }
+
+  onResult(listener: (r: TranscriptResult) => void): void { this.#listeners.push(listener); }
+  close(): void { this.#closed = true; this.#listeners.length = 0; this.#chunks = []; }
+}
+
+export class OfflineStt implements SpeechToTextAdapter {
+  open(opts: { callId: string; language: string; sampleRateHz: number }): OfflineSttStream {
+    return new OfflineSttStream(opts.sampleRateHz);
+  }
+
+  async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
+    await warmEars(); // a cold recogniser loads outside the turn's deadline
+    return withDeadline('stt', opts, async (signal) => {
+      const text = await hearTurn(pcm, opts.sampleRateHz, opts.hint, signal);
+      return { text, final: true, startMs: 0, endMs: Math.round((pcm.length * 1000) / opts.sampleRateHz), confidence: text ? 1 : 0 };
+    });
+  }
+}

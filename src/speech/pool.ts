@@ -1,0 +1,35 @@
+/**
+ * The speech pool: worker threads where the offline voice renders and the offline ears recognise, so neither runs
+ * on the event loop. One thread for each, started on first use (a service that uses live providers never starts
+ * them) and let go when idle: the ears keep one loaded decoder, so its load (a second or more, cold) is paid once
+ * per thread, and `warmEars()` pays it outside any turn's deadline.
+ */
+import { Piscina } from 'piscina';
+import type { SpeechResult, SpeechTask } from '../../workers/speech.js';
+
+// Same extension as this module: .ts under tsx / tap's loader, .js if the tree is ever compiled.
+const WORKER = new URL(`../../workers/speech.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
+
+const pools: Partial<Record<SpeechTask['kind'], Piscina>> = {};
+let earsReady: Promise<unknown> | undefined;
+
+/** Runs a speech task on its thread; `signal` drops it while still queued (a barge-in, a hang-up). */
+export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask & { kind: K }, signal?: AbortSignal,
+  transfer: ArrayBuffer[] = []): Promise<SpeechResult & { kind: K }> {
+  const pool = (pools[task.kind] ??= new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: 120_000 }));
+  return (await pool.run(task, { signal, transferList: transfer })) as SpeechResult & { kind: K };
+}
+
+/** Loads the recogniser on its thread (once; again after the thread was let go). */
+export function warmEars(): Promise<unknown> {
+  earsReady ??= runSpeech({ kind: 'hear', pcm: new ArrayBuffer(0), sampleRateHz: 8000 }).catch((err) => { earsReady = undefined; throw err; });
+  return earsReady;
+}
+
+/** Ends the speech threads (tests, shutdown); the next task starts them again. */
+export async function closeSpeechPool(): Promise<void> {
+  const all = Object.values(pools);
+  for (const k of Object.keys(pools)) delete pools[k as SpeechTask['kind']];
+  earsReady = undefined;
+  await Promise.all(all.map((p) => p.destroy()));
+}

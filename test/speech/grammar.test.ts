@@ -1,0 +1,84 @@
+import t from 'tap';
+import { buildGrammar, grammarWord, WEIGHTS } from '../../src/speech/ears/grammar.js';
+import { readPath, spokenToText } from '../../src/speech/ears/reading.js';
+import { EXTRA_PRONUNCIATIONS, FIRST_NAMES } from '../../src/speech/ears/vocabulary.js';
+import { trimToSpeech } from '../../src/speech/ears/trim.js';
+import { sentences } from '../../src/speech/voice/sentences.js';
+import { offlineVoice } from '../../src/speech/voice/voices.js';
+
+const rule = (jsgf: string, name: string) => jsgf.split('\n').find((l) => l.startsWith(`<${name}> =`)) ?? '';
+
+t.test('numbers and amounts: lakh, crore, thousand, million, point, currencies', async (t) => {
+  const { jsgf } = buildGrammar(undefined);
+  for (const w of ['lakh', 'crore', 'thousand', 'million']) t.match(rule(jsgf, 'scale'), new RegExp(`\\b${w}\\b`));
+  t.match(rule(jsgf, 'amount'), /point <digit>/);
+  t.match(rule(jsgf, 'currency'), /rupees \| dollars/);
+  t.match(rule(jsgf, 'n99'), /\(twenty \| thirty .* ninety\) \[one \| two/, 'forty five = tens then units');
+  const pron = new Map(EXTRA_PRONUNCIATIONS);
+  t.equal(pron.get('lakh'), 'L AA K');
+  t.equal(pron.get('crore'), 'K R AO R');
+});
+
+t.test('days, dates and times', async (t) => {
+  const { jsgf } = buildGrammar(undefined);
+  t.match(rule(jsgf, 'day'), /tomorrow/);
+  t.match(rule(jsgf, 'weekday'), /sunday .* saturday/);
+  t.match(rule(jsgf, 'time'), /a m \| p m/);
+  t.equal(spokenToText('sunday at eleven in the morning'.split(' ')), 'sunday at 11 am');
+  t.equal(spokenToText('friday four p m'.split(' ')), 'friday 4 pm');
+  t.equal(spokenToText('tomorrow afternoon at three'.split(' ')), 'tomorrow afternoon at 3');
+  t.equal(spokenToText('thursday at six thirty in the evening'.split(' ')), 'thursday at 6:30 pm');
+  t.equal(spokenToText('forty five lakh rupees'.split(' ')), 'forty five lakh rupees', 'amounts stay words (the dialog reads them)');
+  t.equal(spokenToText('a two b h k flat'.split(' ')), 'a two bhk flat');
+});
+
+t.test('names: the list, pronunciations where the dictionary lacks them, the lead\'s own name from the hint', async (t) => {
+  const base = buildGrammar(undefined);
+  for (const n of ['meera', 'karan', 'fatima', 'arun', 'priya', 'john']) t.match(rule(base.jsgf, 'name'), new RegExp(`\\b${n}\\b`));
+  const pron = new Map(EXTRA_PRONUNCIATIONS);
+  for (const n of ['meera', 'arun', 'priya', 'vikram']) t.ok(pron.has(n), `${n} has a pronunciation`);
+  t.ok(FIRST_NAMES.length >= 50);
+  const g = buildGrammar({ open: ['customer_name'], asking: 'customer_name', names: ['Zubin Mehta', 'x<>;'] }, (w) => w !== 'mehta');
+  t.match(rule(g.jsgf, 'name'), /\bzubin\b/);
+  t.notMatch(rule(g.jsgf, 'name'), /mehta/, 'a word the dictionary lacks is left out, never breaks the grammar');
+  t.notMatch(g.jsgf, /[<>;]x|x[<>;]/);
+  t.equal(grammarWord('O\'Brien'), "o'brien");
+  t.equal(grammarWord('<x>'), undefined);
+  t.not(g.key, base.key, 'a different hint is a different grammar');
+});
+
+t.test('the asked field weighs more; every field stays open (mixed initiative)', async (t) => {
+  const g = buildGrammar({ asking: 'budget', open: ['budget', 'scheduled_slot'] });
+  const answer = rule(g.jsgf, 'answer');
+  t.match(answer, new RegExp(`/${WEIGHTS.asked}/ <amount_said>`));
+  t.match(answer, new RegExp(`/${WEIGHTS.open}/ <name_said>`));
+  t.match(answer, /<slot_said>.*<need_said>.*<yesno>.*<i_person>.*<i_stop_calling>/);
+  t.match(g.jsgf, /<said> = .*<answer> \(\[and\] <answer>\)\*/, 'several answers in one sentence');
+  t.match(buildGrammar({ open: [], yesNo: true }).jsgf, new RegExp(`/${WEIGHTS.asked}/ <yesno>`));
+});
+
+t.test('rejection: garbage and filler alone are no answer; content survives', async (t) => {
+  t.match(buildGrammar(undefined).jsgf, /public <turn> = \/1\/ <said> \| \/[0-9.e-]+\/ <garbage>\+;/);
+  t.same(readPath('gb_th gb_er gb_m gb_dh gb_eh'), { text: '', garbageShare: 1, rejected: true });
+  t.equal(readPath('um and please').rejected, true, 'connecting words alone');
+  t.equal(readPath('').rejected, true);
+  t.equal(readPath('gb_ay gb_hh gb_eh gb_p gb_aa gb_th gb_th gb_f yes').rejected, true, 'one word in a long garbage run');
+  t.same(readPath('my name is meera'), { text: 'my name is meera', garbageShare: 0, rejected: false });
+  t.equal(readPath('gb_s stop calling me').text, 'stop calling me');
+});
+
+t.test('voice helpers: sentences and voice choice', async (t) => {
+  t.same(sentences('Hello there. How are you? Fine!'), ['Hello there.', 'How are you?', 'Fine!']);
+  t.ok(sentences('word '.repeat(200)).every((s) => s.length <= 300));
+  t.equal(offlineVoice('SLT'), 'slt');
+  t.equal(offlineVoice('eleven-labs-voice-id'), 'kal16', 'an unknown voice speaks with the default');
+  t.equal(offlineVoice(undefined), 'kal16');
+});
+
+t.test('trimToSpeech keeps the speech and a margin, drops the quiet', async (t) => {
+  const pcm = new Int16Array(8000 * 3);
+  for (let i = 8000; i < 16000; i++) pcm[i] = Math.round(Math.sin(i / 5) * 8000);
+  const out = trimToSpeech(pcm, 8000);
+  t.ok(out.length >= 8000 && out.length <= 8000 + 2 * 1600 + 160, `${out.length} samples`);
+  t.equal(trimToSpeech(new Int16Array(8000), 8000).length, 0, 'silence has no speech');
+});

@@ -1,0 +1,40 @@
+/**
+ * Piscina task module of the speech pool (src/speech/pool.ts): the offline voice renders a sentence, the offline
+ * ears recognise one caller turn against its grammar. Engines load on first use in each thread; node:wasi's
+ * experimental warning (emitted when a WASI instance is first made) is filtered out, so it never reaches the service's logs.
+ */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { ListenHint } from '../src/adapters/types.js';
+import type { OfflineVoice } from '../src/speech/voice/voices.js';
+import { renderAt } from '../src/speech/voice/render.js';
+import { loadFlite } from '../src/speech/voice/flite.js';
+import { recognise } from '../src/speech/ears/recogniser.js';
+
+export type SpeechTask =
+  | { kind: 'speak'; text: string; voice: OfflineVoice; sampleRateHz: number }
+  | { kind: 'hear'; pcm: ArrayBuffer; sampleRateHz: number; hint?: ListenHint };
+
+export type SpeechResult =
+  | { kind: 'speak'; pcm: ArrayBuffer; cpuMs: number }
+  | { kind: 'hear'; text: string; path: string; rejected: boolean; cpuMs: number };
+
+const emit = process.emitWarning.bind(process);
+process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+  const text = typeof warning === 'string' ? warning : warning.message;
+  if (/WASI is an experimental feature/.test(text)) return;
+  (emit as (...a: unknown[]) => void)(warning, ...rest);
+}) as typeof process.emitWarning;
+
+
+export default async function speech(task: SpeechTask): Promise<SpeechResult> {
+  const c0 = process.cpuUsage();
+  const cpuMs = () => { const c = process.cpuUsage(c0); return (c.user + c.system) / 1000; };
+  if (task.kind === 'speak') {
+    await loadFlite();
+    const pcm = renderAt(task.text, task.voice, task.sampleRateHz);
+    const result: SpeechResult = { kind: 'speak', pcm: pcm.buffer as ArrayBuffer, cpuMs: cpuMs() };
+    return move({ [transferableSymbol]: [result.pcm], [valueSymbol]: result } as never) as unknown as SpeechResult;
+  }
+  const heard = await recognise(new Int16Array(task.pcm), task.sampleRateHz, task.hint);
+  return { kind: 'hear', ...heard, cpuMs: cpuMs() };
+}

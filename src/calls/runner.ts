@@ -31,6 +31,8 @@ import type { CallRunnerPort, CallService } from './service.js';
 import { CallSession } from '../session/shell.js';
 import { deferred, sessionOutputs } from '../session/outputs.js';
 import type { CallStatus } from './types.js';
+import { DEFAULT_HANDOFF_SETTINGS, getHandoffSettings, type HandoffSettings } from '../handoffs/settings.js';
+import { closeHandoffOfEndedCall, closeUnansweredHandoff, handoffTimes, scheduleCallback as scheduleHoldCallback } from '../handoffs/call_hold.js';
 
 export interface RunnerDeps {
   db: Db; log: Logger; adapters: AdapterSet; tools: ToolRunner; pool: AudioPool; events: CallEventSink; calls: CallService;
@@ -54,6 +56,12 @@ interface LiveCall {
   machine?: { beepDone: boolean };
   /** status moves the carrier's news asks for, in order */
   moves: Promise<unknown>;
+  /** writes the call's end waits for (a call-back being scheduled) */
+  pending?: Promise<unknown>[];
+  /** the tenant's hold time for this call (s; 0: no hold) */
+  holdSeconds?: number;
+  /** the operator (user id) who took the call from the handoff queue */
+  operator?: string;
 }
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
@@ -121,11 +129,43 @@ export class CallRunner implements CallRunnerPort {
     return true;
   }
 
-  /** The agent stops and the call goes to a human; resolves once the carrier has bridged it (or refused). */
+  /**
+   * The agent stops and the call goes to a human; resolves once the carrier has bridged it (or refused). A transfer
+   * to 'operator' with no number to dial (and a tenant hold time) puts the caller on hold in the handoff queue.
+   */
   async transfer(callId: string, target: string): Promise<boolean> {
     const l = this.live.get(callId);
     if (!l?.session) return false;
+    const dial = target === 'operator' ? l.row.agent.transfer_number ?? this.d.humanTransferNumber : target;
+    if (!dial && l.holdSeconds) { l.session.holdForOperator(); return true; }
     await l.session.transfer(target);
+    return true;
+  }
+
+  /**
+   * Operator moves on a call this instance runs (src/handoffs/call_control.ts routes them here): false when the
+   * call is not live here. Joined: the agent stops speaking; spoke: the caller hears the operator's words; left:
+   * the agent takes the call again, or the call ends transferred to the operator.
+   */
+  operatorJoined(callId: string, operator: string): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session) return false;
+    l.operator = operator;
+    l.session.operatorJoined();
+    return true;
+  }
+
+  operatorSpoke(callId: string, text: string): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session?.withOperator) return false;
+    l.session.operatorSpoke(text);
+    return true;
+  }
+
+  operatorLeft(callId: string, then: 'agent' | 'end'): boolean {
+    const l = this.live.get(callId);
+    if (!l?.session?.withOperator) return false;
+    l.session.operatorLeft(then);
     return true;
   }
 
@@ -170,6 +210,8 @@ export class CallRunner implements CallRunnerPort {
     // A hang-up or shutdown while the media stream is awaited ends the wait too (the dial signal): the wait's
     // timer does not hold the process open, so close() would otherwise hang on it with nothing left running.
     const waited = sleep(this.d.mediaWaitMs ?? 15_000, l.dial.signal, { unref: true }).then(() => undefined, () => undefined);
+    // read while the media is awaited: the hold time of the tenant's handoff queue
+    const handoff = getHandoffSettings(this.d.db, row.tenant_id).catch(() => ({ ...DEFAULT_HANDOFF_SETTINGS }));
     const stream = await Promise.race([streamP, waited]);
     let reason: string;
     let session: CallSession | undefined;
@@ -180,7 +222,9 @@ export class CallRunner implements CallRunnerPort {
       if (!l.endReason) { await this.#finish(row, 'in_progress', 'failed', 'media_timeout'); return; }
       reason = l.endReason; // hung up or shut down while waiting: ended below as a live session would be
     } else {
-      session = this.#session(row, stream);
+      const settings = await handoff;
+      l.holdSeconds = settings.hold_seconds;
+      session = this.#session(l, stream, settings);
       l.session = session;
       l.media = stream;
       if (l.endReason) session.hangup(l.endReason);
@@ -192,7 +236,14 @@ export class CallRunner implements CallRunnerPort {
       reason = await session.ended;
     }
     if (row.carrier_call_id) await this.d.adapters.carrier.hangup(row.carrier_call_id, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
-    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus });
+    await Promise.allSettled(l.pending ?? []);
+    // nobody is on the line any more: the call's handoff leaves the queue (waiting or with an operator), so operator
+    // moves on it answer 409
+    if (row.conversation_id) await closeHandoffOfEndedCall(this.d.db, row.tenant_id, row.conversation_id).catch(() => false);
+    if (reason === 'transferred' && l.operator) {
+      await this.d.events.publish(row.tenant_id, row.id, { type: 'transfer', target: `operator:${l.operator}`, by: l.operator }).catch(() => undefined);
+    }
+    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus, operator: l.operator });
   }
 
   /** What the carrier reports while the call rings or runs: the ringing status, a machine, the end. */
@@ -215,7 +266,8 @@ export class CallRunner implements CallRunnerPort {
     }
   }
 
-  #session(row: CallRow, stream: MediaStream): CallSession {
+  #session(l: LiveCall, stream: MediaStream, handoff: HandoffSettings): CallSession {
+    const row = l.row;
     const log = this.d.log.child({ call_id: row.id });
     const detector = this.d.pool.openCall(row.id, { sampleRateHz: 8000, turnDetectionTimeoutMs: row.agent.turn_detection_timeout_ms,
       interruptionSensitivity: row.agent.interruption_sensitivity });
@@ -223,6 +275,7 @@ export class CallRunner implements CallRunnerPort {
     const out = deferred(sessionOutputs({ tenantId: row.tenant_id, callId: row.id, to: row.to_number, conversationId: row.conversation_id, events: this.d.events,
       conversations: new ConversationRepo(this.d.db, outageBufferOf(this.d.db)), tools: this.d.tools, ledger: () => session!.ledger, log, timeoutMs: this.d.adapterTimeoutMs }));
     session = new CallSession({ callId: row.id, agent: row.agent, language: row.language, context: row.context, tools: row.tools,
+      operatorHoldMs: handoff.hold_seconds * 1000,
       timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, replyMode: this.d.replyMode, recording: this.d.store.open(row.id) }, {
       media: stream, detector, adapters: this.d.adapters, out, ticker: this.d.ticker, log,
       // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
@@ -235,6 +288,17 @@ export class CallRunner implements CallRunnerPort {
       optOut: (source) => {
         if (!/^\+[1-9]\d{6,14}$/.test(row.to_number)) return; // a browser caller has no number to block
         addToDnd(this.d.db, row.tenant_id, row.to_number, `${source}_opt_out`).catch((err) => log.warn({ err }, 'opt-out not stored'));
+      },
+      // nobody took the call from the handoff queue in time: it leaves the queue
+      holdTimedOut: () => {
+        if (row.conversation_id) closeUnansweredHandoff(this.d.db, row.tenant_id, row.conversation_id).catch((err) => log.warn({ err }, 'unanswered handoff not closed'));
+      },
+      callbackAccepted: () => {
+        const name = session!.ledger.extracted.customer_name ?? row.context.customer_name ?? null;
+        (l.pending ??= []).push(scheduleHoldCallback(this.d.db, { tenantId: row.tenant_id, callId: row.id, e164: row.to_number, conversationId: row.conversation_id,
+          leadId: row.lead_id, name: name === null ? null : String(name), delayMinutes: handoff.callback_delay_minutes })
+          .then((cb) => { session!.ledger.actions.push({ type: 'callback.schedule', status: '201_scheduled' }); log.info({ lead_id: cb.lead_id }, 'call-back scheduled'); },
+            (err) => { session!.ledger.actions.push({ type: 'callback.schedule', status: '500_failed' }); log.warn({ err }, 'call-back not scheduled'); }));
       },
     });
     return session;
@@ -252,7 +316,7 @@ export class CallRunner implements CallRunnerPort {
    * `lastActivityAt`: a call ended by another instance counts its duration up to then (endLost).
    */
   async #finish(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string,
-    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; onEnded?: () => void } = {}): Promise<void> {
+    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; onEnded?: () => void; operator?: string } = {}): Promise<void> {
     const { session, lastActivityAt } = o;
     const ledger = session?.ledger;
     const keep = <T>(write: () => Promise<T>) => outageBufferOf(this.d.db).keep(callKey(row.id), write);
@@ -278,6 +342,8 @@ export class CallRunner implements CallRunnerPort {
       if (!row.webhook_url) return;
       const fresh = (await this.d.calls.repo.get(row.tenant_id, row.id, tx))!;
       const payload = callCompletedPayload(toRecord(fresh, this.d.recordingUrl));
+      const handoff = row.conversation_id ? await handoffTimes(tx, row.tenant_id, row.conversation_id) : undefined;
+      if (handoff) payload.handoff = { target: o.operator ? `operator:${o.operator}` : null, ...handoff };
       await this.d.outbox.enqueue(tx, { tenantId: row.tenant_id, callId: row.id, url: row.webhook_url, eventType: 'call.completed', payload });
     } : undefined;
     const moved = await keep(() => transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, also));

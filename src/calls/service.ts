@@ -388,9 +388,10 @@ export class CallService {
     // marked first, conditionally: a call ending meanwhile answers 409 instead of an escalation after its webhook
     if (!(await this.repo.markEscalated(tenantId, id))) throw new ApiError('conflict', 'call has already ended');
     const target = req.target ?? 'operator';
-    const live = await this.#transferOnOwner(tenantId, id, target);
     const reason = req.target ? `transfer to ${req.target} requested` : 'transfer to a human requested';
+    // queued before the transfer runs: a transfer that ends the call closes its handoff, never the other way round
     const conv = row.conversation_id ? await new ConversationRepo(this.o.db).requestHandoff(tenantId, row.conversation_id, reason) : undefined;
+    const live = await this.#transferOnOwner(tenantId, id, target);
     const item = await this.o.events.publish(tenantId, id, { type: 'transfer', target, by: req.by });
     return { call_id: id, status: row.status, target, live, conversation_id: row.conversation_id, handoff_state: conv?.handoff_state ?? null, seq: item.seq };
   }

@@ -17,6 +17,7 @@ import { ApiError, conflict, notFound } from '../errors.js';
 import { ConversationRepo, type Conversation, type HandoffState } from '../repos/conversations.js';
 import type { CallEventSink } from '../stream/types.js';
 import type { Principal } from '../auth/tokens.js';
+import type { OperatorCallControl } from './call_control.js';
 
 export interface HandoffEvent { action: string; from_state: string | null; to_state: string | null; by: string; at: string }
 /** What an operator chose when resolving: the agent takes the conversation over again, or it closes. */
@@ -36,6 +37,10 @@ const isoOrNull = (v: unknown) => (v == null ? null : iso(v));
 export const HANDOFF_COLS = 'id, tenant_id, domain, state, handoff_state, handoff_reason, accepted_by, call_id, lead_id, expires_at, created_at, updated_at, '
   + 'handoff_queued_at, handoff_accepted_at, handoff_ended_at';
 const COLS = HANDOFF_COLS;
+/** Not a call's handoff, or a call still under way: operator moves on a call that has ended answer 409. */
+const CALL_LIVE = `(call_id IS NULL OR EXISTS (SELECT 1 FROM calls WHERE calls.id = conversations.call_id AND calls.status IN ('queued', 'dialing', 'ringing', 'in_progress')))`;
+const callLive = async (q: Queryable, callId: string) =>
+  (await q.query(`SELECT 1 FROM calls WHERE id = $1 AND status IN ('queued', 'dialing', 'ringing', 'in_progress')`, [callId])).rows.length > 0;
 /** the open states: in the queue, or with an operator */
 export const OPEN: readonly HandoffState[] = ['waiting', 'with_operator'];
 
@@ -49,7 +54,8 @@ export function handoffView(c: Row, history?: HandoffEvent[]): HandoffView {
 }
 
 export class HandoffService {
-  constructor(private readonly db: Db, private readonly events: CallEventSink) {}
+  /** `calls`: the owner of live calls, told of operator moves on a call's handoff (absent: conversations only) */
+  constructor(private readonly db: Db, private readonly events: CallEventSink, private readonly calls?: OperatorCallControl) {}
 
   /** Default: open handoffs (waiting and with an operator), longest waiting first; `state` narrows, including 'resolved'. */
   async list(tenantId: string, state: HandoffState | undefined, limit: number): Promise<HandoffView[]> {
@@ -69,19 +75,25 @@ export class HandoffService {
     });
   }
 
-  accept(p: Principal, id: string): Promise<HandoffView> {
-    return this.#move(p, id, 'accept', `handoff_state = 'waiting' AND state = 'handoff'`,
+  /** A call's handoff: the operator takes the call (the agent stops speaking). A call that has ended answers 409. */
+  async accept(p: Principal, id: string): Promise<HandoffView> {
+    const view = await this.#move(p, id, 'accept', `handoff_state = 'waiting' AND state = 'handoff' AND ${CALL_LIVE}`,
       `handoff_state = 'with_operator', accepted_by = $3, handoff_accepted_at = now()`, 'waiting', 'with_operator');
+    if (view.call_id) this.calls?.joined(view.call_id, p.sub);
+    return view;
   }
 
   /**
    * Resolve: the accepting operator, or an admin (a supervisor closing a handoff an operator left). `then` says who
    * has the conversation afterwards: the agent again (state active) or nobody (closed).
    */
-  resolve(p: Principal, id: string, then: Resolution = 'close'): Promise<HandoffView> {
+  async resolve(p: Principal, id: string, then: Resolution = 'close'): Promise<HandoffView> {
     const who = p.role === 'admin' ? '$3::text IS NOT NULL' : 'accepted_by = $3'; // $3 is always bound (the caller's sub)
-    return this.#move(p, id, then === 'agent' ? 'resolve_to_agent' : 'resolve', `handoff_state = 'with_operator' AND state = 'handoff' AND ${who}`,
+    const view = await this.#move(p, id, then === 'agent' ? 'resolve_to_agent' : 'resolve', `handoff_state = 'with_operator' AND state = 'handoff' AND ${who} AND ${CALL_LIVE}`,
       `handoff_state = 'resolved', handoff_ended_at = now(), state = '${then === 'agent' ? 'active' : 'closed'}'`, 'with_operator', 'resolved');
+    // on a call: the agent takes it again, or the call ends, transferred to the operator
+    if (view.call_id) this.calls?.left(view.call_id, then === 'agent' ? 'agent' : 'end');
+    return view;
   }
 
   /** Appends the operator's text to the conversation and, for a call's conversation, to the call's live stream. */
@@ -92,6 +104,7 @@ export class HandoffService {
       const c = r.rows[0];
       if (!c || !c.handoff_state) throw notFound('handoff');
       if (c.handoff_state !== 'with_operator' || c.state !== 'handoff') throw this.#illegal('reply', c);
+      if (c.call_id && !(await callLive(tx, c.call_id))) throw conflict('the call has ended; nobody is on the line', { handoff_state: c.handoff_state, call_ended: true });
       if (c.accepted_by !== p.sub) throw conflict('only the operator who accepted this handoff may reply', { handoff_state: c.handoff_state });
       const message = await new ConversationRepo(tx).append(id, p.tenantId, 'operator', text, { by: p.sub });
       await this.#record(tx, p, id, 'reply', 'with_operator', 'with_operator');
@@ -100,6 +113,7 @@ export class HandoffService {
     // The reply is stored either way; a live stream that cannot take it (call row erased) is reported, not fatal.
     let published: boolean | null = null;
     if (view.call_id) {
+      this.calls?.spoke(view.call_id, text); // the caller hears it
       published = await this.events.publish(p.tenantId, view.call_id, { type: 'transcript', speaker: 'operator', text, latencyMs: 0, partial: false })
         .then(() => true, () => false);
     }
@@ -127,6 +141,10 @@ export class HandoffService {
   }
 
   #illegal(action: string, c: Conversation): ApiError {
+    if (c.call_id && c.handoff_state !== 'resolved' && c.state === 'handoff') {
+      // the guard failed on the call (state and operator were right, or would have been)
+      return conflict(`cannot ${action}: the call has ended or is not yours to ${action}`, { handoff_state: c.handoff_state, accepted_by: c.accepted_by });
+    }
     const who = c.handoff_state === 'with_operator' ? ` by ${c.accepted_by}` : '';
     return conflict(`cannot ${action} a handoff that is ${c.handoff_state}${who}`, { handoff_state: c.handoff_state, accepted_by: c.accepted_by });
   }

@@ -61,6 +61,7 @@ export const NOT_SUBJECT_DATA: Record<string, string> = {
   inbound_defaults: 'the tenant\'s inbound agent and webhook',
   engine_instances: 'call engine processes alive (host:pid ids and heartbeat times)',
   tenant_privacy_settings: 'retention period per tenant',
+  tenant_handoff_settings: 'hold time and call-back delay per tenant',
   privacy_audit: 'holds only the subject hash, counts, actor and time: the proof of erasure must survive it',
   campaigns: 'campaign settings; contacts live in campaign_contacts',
   tenant_webhook_secrets: 'outbound webhook signing secret per tenant',

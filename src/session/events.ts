@@ -21,10 +21,19 @@ export type Phase =
   | 'transferring'
   /** the call is wrapping up: the last words play, or it holds for an operator after an escalation */
   | 'ending'
+  /** the caller waits for an operator in the handoff queue: the agent is quiet, the caller's words are only recorded */
+  | 'on_hold'
+  /** an operator has the call: the agent is quiet, the caller's words are only recorded (the operator answers) */
+  | 'with_operator'
   | 'ended';
 
 /** `farewell`: a fixed closing line (the keypad opt-out's confirmation); the call ends with endReason once it played */
-export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail' | 'farewell';
+export type ReplyKind = 'disclosure' | 'opening' | 'answer' | 'check_in' | 'voicemail' | 'farewell'
+  /** the handoff's fixed words (src/handoffs/hold_script.ts): going on hold, nobody came (a call-back is offered),
+   *  the goodbye after the caller's answer, the agent back after an operator */
+  | 'hold' | 'callback_offer' | 'callback_confirmed' | 'callback_declined' | 'agent_back'
+  /** the operator's message, spoken to the caller (callerText holds it) */
+  | 'operator';
 
 export type ReplyEnding = { kind: 'escalate' | 'end_call'; reason: string };
 
@@ -60,7 +69,15 @@ export type SessionInput =
   /** answering-machine detection: a machine answered; `beepDone` once its greeting is over */
   | { type: 'MachineDetected'; beepDone: boolean }
   /** the caller pressed a key of the phone's keypad (DTMF; src/session/keypad.ts) */
-  | { type: 'KeyPressed'; digit: string };
+  | { type: 'KeyPressed'; digit: string }
+  /** an operator accepted the call's handoff: the agent stops speaking for good (until handed back) */
+  | { type: 'OperatorJoined' }
+  /** the operator is done: the agent takes the call again, or the call ends (transferred to the operator) */
+  | { type: 'OperatorLeft'; then: 'agent' | 'end' }
+  /** the operator's message, to be spoken to the caller */
+  | { type: 'OperatorSpoke'; text: string }
+  /** a transfer to a person with no number to dial: the caller waits on hold in the handoff queue */
+  | { type: 'HoldRequested' };
 
 export type TranscriptPurpose = 'turn' | 'barge_in';
 export type { BargeInVerdict } from '../audio/index.js';
@@ -87,6 +104,10 @@ export type SessionAction =
   | { type: 'Transfer'; target: string }
   /** the caller asked (by key, or in words the dialog understood) never to be called again: their number goes on the do-not-disturb list */
   | { type: 'OptOut'; source: 'keypad' | 'spoken' }
+  /** nobody accepted the handoff within the hold time: the caller is offered a call-back */
+  | { type: 'HoldTimedOut' }
+  /** the caller accepted the call-back: schedule it */
+  | { type: 'CallbackAccepted'; text: string }
   | { type: 'EndCall'; reason: string };
 
 export interface SessionSettings {
@@ -100,6 +121,11 @@ export interface SessionSettings {
   voicemail: 'leave_message' | 'hangup';
   /** what the caller's keys do; a key without an action is input to the dialog */
   keypad?: Keypad | null;
+  /**
+   * After the agent escalates (a caller asking for a person), how long the caller waits on hold for an operator
+   * before being offered a call-back (media ms); 0 or absent: the call ends after escalationHoldMs, as before.
+   */
+  operatorHoldMs?: number;
 }
 
 export interface ReplyState { id: number; kind: ReplyKind; callerText: string; audible: boolean; done: boolean; ending?: ReplyEnding }
@@ -124,4 +150,10 @@ export interface SessionState {
   machine: boolean;
   /** keys pressed as input and not answered yet, and the media time of the last one */
   keys?: { digits: string; atMs: number };
+  /** on hold for an operator until media time reaches this (then the call-back offer) */
+  holdUntilMs?: number;
+  /** the call-back was offered: the caller's next words answer it */
+  callbackOffered?: boolean;
+  /** an operator has the call (whatever plays now, the agent answers nothing) */
+  withOperator?: boolean;
 }

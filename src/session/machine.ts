@@ -6,6 +6,7 @@
 import type { ReplyKind, SessionAction, SessionInput, SessionSettings, SessionState, TurnTiming } from './events.js';
 import { classifyUtterance, decidesBargeIn } from './utterance.js';
 import { keysDue, pressKey, type KeyDecision } from './keypad.js';
+import { acceptsCallback } from './callback_answer.js';
 
 export function createSessionState(settings: SessionSettings): SessionState {
   return {
@@ -19,6 +20,10 @@ export const VOICEMAIL_BEEP_WAIT_MS = 30_000;
 
 const join = (a: string, b: string) => `${a} ${b}`.trim();
 const over = (s: SessionState) => s.phase === 'ended' || s.phase === 'transferring';
+/** waiting for an operator, or with one: the agent does not answer; the caller's words are recorded for the operator */
+const humanSide = (s: SessionState) => s.holdUntilMs !== undefined || s.phase === 'on_hold' || !!s.withOperator;
+/** the end reason once an escalation went unanswered: also when the caller hangs up on the goodbye */
+const UNANSWERED = 'escalation_unanswered';
 
 export function step(s: SessionState, input: SessionInput): SessionAction[] {
   const out: SessionAction[] = [];
@@ -33,6 +38,21 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
     case 'MediaAdvanced': {
       s.mediaMs = input.mediaMs;
       if (s.endAtMs !== undefined && s.mediaMs >= s.endAtMs) { end(s, out, s.endReason ?? 'completed'); break; }
+      if (s.phase === 'on_hold' && s.holdUntilMs !== undefined && s.mediaMs >= s.holdUntilMs) {
+        // nobody took the call: apologise and offer a call-back; the caller's answer decides the goodbye
+        s.holdUntilMs = undefined;
+        s.endReason = UNANSWERED;
+        out.push({ type: 'HoldTimedOut' });
+        s.callbackOffered = true;
+        startReply(s, out, 'callback_offer', '');
+        break;
+      }
+      if (s.callbackOffered && s.phase === 'listening' && !s.callerInTurn && !s.transcribing
+          && s.mediaMs - s.lastActivityMs >= s.settings.noInputMs) {
+        s.callbackOffered = false; // no answer is no
+        startReply(s, out, 'callback_declined', '');
+        break;
+      }
       const keys = keysDue(s);
       if (keys) { onKeys(s, out, keys); break; }
       if (s.phase === 'listening' && !s.callerInTurn && !s.transcribing && !s.heldText
@@ -43,7 +63,7 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
     }
 
     case 'KeyPressed':
-      if (over(s) || s.phase === 'ending') break;
+      if (over(s) || s.phase === 'ending' || humanSide(s)) break;
       s.lastActivityMs = s.mediaMs;
       onKeys(s, out, pressKey(s, input.digit));
       break;
@@ -96,7 +116,7 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
       s.transcribing = Math.max(0, s.transcribing - 1);
       if (input.purpose === 'barge_in') { if (s.phase === 'interrupted') resume(s, out, ''); break; }
       // no words to answer: the reply stage speaks the fallback and escalates
-      if (!over(s) && s.phase !== 'ending' && s.phase !== 'disclosure') {
+      if (!over(s) && s.phase !== 'ending' && s.phase !== 'disclosure' && !humanSide(s) && !s.callbackOffered) {
         cutCurrent(s, out);
         startReply(s, out, 'answer', s.heldText, input.turn, input.error);
         s.heldText = '';
@@ -145,7 +165,43 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
 
     case 'MediaEnded':
       cutCurrent(s, out);
-      end(s, out, input.reason === 'stop' ? 'caller_hangup' : 'media_closed');
+      end(s, out, s.endReason === UNANSWERED ? UNANSWERED : input.reason === 'stop' ? 'caller_hangup' : 'media_closed');
+      break;
+
+    case 'OperatorJoined':
+      if (over(s)) break;
+      cutCurrent(s, out);
+      s.phase = 'with_operator';
+      s.withOperator = true;
+      s.holdUntilMs = undefined;
+      s.callbackOffered = false;
+      s.endAtMs = undefined;
+      s.endReason = undefined;
+      break;
+
+    case 'OperatorLeft':
+      if (!s.withOperator || over(s)) break;
+      s.withOperator = false;
+      cutCurrent(s, out);
+      if (input.then === 'end') { end(s, out, 'transferred'); break; }
+      s.heldText = '';
+      startReply(s, out, 'agent_back', '');
+      break;
+
+    case 'OperatorSpoke':
+      if (!s.withOperator || over(s)) break;
+      cutCurrent(s, out); // a newer message replaces one still playing
+      startReply(s, out, 'operator', input.text);
+      break;
+
+    case 'HoldRequested':
+      if (over(s) || s.phase === 'idle' || humanSide(s)) break;
+      cutCurrent(s, out);
+      s.endAtMs = undefined;
+      s.endReason = undefined;
+      s.heldText = '';
+      s.holdUntilMs = s.mediaMs + (s.settings.operatorHoldMs ?? 0);
+      startReply(s, out, 'hold', '');
       break;
 
     case 'MachineDetected':
@@ -194,6 +250,16 @@ function transcribe(s: SessionState, out: SessionAction[], purpose: 'turn' | 'ba
 function onTurnWords(s: SessionState, out: SessionAction[], text: string, turn?: TurnTiming): void {
   if (over(s) || s.phase === 'ending') return;
   const verdict = classifyUtterance(text);
+  if (humanSide(s)) { if (verdict !== 'no_words') out.push({ type: 'RecordCallerTurn', text }); return; }
+  if (s.callbackOffered && verdict !== 'no_words') {
+    out.push({ type: 'RecordCallerTurn', text });
+    s.callbackOffered = false;
+    cutCurrent(s, out);
+    const yes = acceptsCallback(text);
+    if (yes) out.push({ type: 'CallbackAccepted', text });
+    startReply(s, out, yes ? 'callback_confirmed' : 'callback_declined', '');
+    return;
+  }
   if (verdict === 'no_words') {
     // noise, or a turn whose words already went with a barge-in: answer what is held, if nothing plays
     if (s.heldText && s.phase === 'listening') answer(s, out, turn);
@@ -257,7 +323,17 @@ function finishReply(s: SessionState, out: SessionAction[]): void {
   }
   if (r.kind === 'voicemail') { end(s, out, 'voicemail'); return; }
   if (r.kind === 'farewell') { end(s, out, s.endReason ?? 'completed'); return; }
+  if (r.kind === 'hold') { s.phase = 'on_hold'; return; }
+  if (s.withOperator) { s.phase = 'with_operator'; return; }
+  if (r.kind === 'callback_confirmed' || r.kind === 'callback_declined') { end(s, out, UNANSWERED); return; }
   if (r.ending?.kind === 'end_call') { end(s, out, r.ending.reason); return; }
+  if (r.ending?.kind === 'escalate' && s.settings.operatorHoldMs && !r.ending.reason.startsWith('adapter_failure')) {
+    // the caller waits on hold in the handoff queue (a short message, then quiet) instead of being dropped
+    out.push({ type: 'Escalate', reason: r.ending.reason });
+    s.holdUntilMs = s.mediaMs + s.settings.operatorHoldMs;
+    startReply(s, out, 'hold', '');
+    return;
+  }
   if (r.ending?.kind === 'escalate') {
     out.push({ type: 'Escalate', reason: r.ending.reason });
     s.phase = 'ending';

@@ -18,6 +18,7 @@ import { CallLedger } from './ledger.js';
 import { createSessionState, step } from './machine.js';
 import { heardText, runReply, type ReplyOutcome, type ReplySource } from './reply.js';
 import type { SessionOutputs } from './outputs.js';
+import { HOLD_SCRIPT } from '../handoffs/hold_script.js';
 
 /** What a caller who pressed the opt-out key hears before the call ends. */
 export const OPT_OUT_FAREWELL = "You won't be called again. Goodbye.";
@@ -29,6 +30,8 @@ export interface SessionConfig {
   noInputMs?: number;
   /** after an escalation, how long (media ms) the call waits for a transfer before ending */
   escalationHoldMs?: number;
+  /** after an escalation, how long (media ms) the caller waits on hold for an operator; 0/absent: no hold */
+  operatorHoldMs?: number;
   /** where the two-channel recording is written as the call runs */
   recording: RecordingSink;
   /** 'whole': the reply is synthesised once the model finished it (measures what sentence streaming saves) */
@@ -47,6 +50,10 @@ export interface SessionPorts {
   transfer?(target: string): Promise<void>;
   /** the caller opted out (by key or by voice): their number goes on the do-not-disturb list */
   optOut?(source: 'keypad' | 'spoken'): void;
+  /** nobody took the call's handoff in time (the caller is offered a call-back) */
+  holdTimedOut?(): void;
+  /** the caller accepted the call-back offered after an unanswered hold: schedule it */
+  callbackAccepted?(text: string): void;
   /** wall clock, ms (tests drive it by hand) */
   clock?: () => number;
   /** told every input and what the machine decided (traces, tests) */
@@ -56,6 +63,8 @@ export interface SessionPorts {
 interface LiveReply {
   id: number; controller: AbortController; outcome: ReplyOutcome; done: boolean; turn?: TurnTiming & { wall: TurnWall };
   firstFrameWall?: number; uninterruptible: boolean;
+  /** the operator's words: already in the conversation and on the live stream as the operator's */
+  operator?: boolean;
 }
 interface TurnWall { endedAt: number; transcribedAt?: number }
 
@@ -85,7 +94,7 @@ export class CallSession {
     this.state = createSessionState({
       hasDisclosure: c.agent.disclosure_script.trim() !== '', noInputMs: c.noInputMs ?? 6000,
       escalationHoldMs: c.escalationHoldMs ?? 3000, voicemail: c.agent.voicemail === 'leave_message' ? 'leave_message' : 'hangup',
-      keypad: c.agent.keypad,
+      keypad: c.agent.keypad, operatorHoldMs: c.operatorHoldMs ?? 0,
     });
     this.#stt = p.adapters.stt.open({ callId: c.callId, language: c.language, sampleRateHz: 8000 });
     this.#stt.onResult((r) => { if (!r.final && r.text) this.dispatch({ type: 'TranscriptInterim', text: r.text }); });
@@ -119,6 +128,16 @@ export class CallSession {
     });
   }
   #transferring?: { resolve(done: boolean): void; reject(err: unknown): void };
+  /** an operator accepted the call's handoff: the agent stops speaking */
+  operatorJoined(): void { this.dispatch({ type: 'OperatorJoined' }); }
+  /** the operator hands the call back to the agent, or ends it */
+  operatorLeft(then: 'agent' | 'end'): void { this.dispatch({ type: 'OperatorLeft', then }); }
+  /** the operator's message, spoken to the caller in the agent's voice (until the operator's own audio joins) */
+  operatorSpoke(text: string): void { this.dispatch({ type: 'OperatorSpoke', text }); }
+  /** a transfer to a person with nobody to dial: the caller waits on hold in the handoff queue */
+  holdForOperator(): void { this.dispatch({ type: 'HoldRequested' }); }
+  /** an operator has the call now */
+  get withOperator(): boolean { return !!this.state.withOperator; }
   /** answering-machine detection said a machine answered */
   machineDetected(beepDone: boolean): void { this.dispatch({ type: 'MachineDetected', beepDone }); }
 
@@ -182,6 +201,8 @@ export class CallSession {
       case 'Escalate': this.ledger.humanEscalation = true; this.p.out.escalated(a.reason); break;
       case 'Transfer': this.#transfer(a.target); break;
       case 'OptOut': this.p.optOut?.(a.source); break;
+      case 'HoldTimedOut': this.p.holdTimedOut?.(); break;
+      case 'CallbackAccepted': this.p.callbackAccepted?.(a.text); break;
       case 'EndCall': this.#finish(a.reason); break;
     }
   }
@@ -193,8 +214,12 @@ export class CallSession {
     if (disclosure) source = { text: fillTemplate(this.c.agent.disclosure_script, vars) };
     else if (a.kind === 'voicemail') source = { text: fillTemplate(this.c.agent.voicemail_message ?? this.c.agent.disclosure_script, vars) };
     else if (a.kind === 'farewell') source = { text: OPT_OUT_FAREWELL };
+    else if (HOLD_SCRIPT[a.kind]) source = { text: HOLD_SCRIPT[a.kind]! };
+    else if (a.kind === 'operator') source = { text: a.callerText };
     else source = { dialog: this.#turnRequest(a.callerText) };
-    const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure,
+    // the hold message plays whole: words over it are recorded for the operator, never a barge-in the agent answers
+    const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure || a.kind === 'hold' || a.kind === 'operator',
+      operator: a.kind === 'operator',
       turn: a.turn && this.#turnWall ? { ...a.turn, wall: this.#turnWall } : undefined };
     this.#reply = r;
     this.playout.beginReply();
@@ -259,14 +284,14 @@ export class CallSession {
     const { playedMs } = this.playout.clear();
     this.recorder.dropAgentFrom(this.ledger.framesIn);
     this.#agentSlot = this.ledger.framesIn - 1; // the carrier dropped its buffer
-    this.#recordAgent(heardText(r.outcome.spoken, playedMs), true);
+    if (!r.operator) this.#recordAgent(heardText(r.outcome.spoken, playedMs), true);
   }
 
   #completeReply(id: number): void {
     const r = this.#reply;
     if (!r || r.id !== id) return;
     this.#reply = undefined;
-    this.#recordAgent(r.outcome.spoken.map((s) => s.text).join(' '), false);
+    if (!r.operator) this.#recordAgent(r.outcome.spoken.map((s) => s.text).join(' '), false);
   }
 
   #recordAgent(text: string, truncated: boolean): void {

@@ -25,6 +25,11 @@ export interface CallCompletedPayload {
   disclosure_delivered_at: string | null;
   /** a few sentences on the call: who, what they want, budget, next step, open questions (null: none written) */
   summary: string | null;
+  /**
+   * Only on a call that went to the handoff queue: who took it (`operator:<user id>`, null if nobody) and the
+   * handoff's times (ISO 8601; accepted_at null if nobody accepted)
+   */
+  handoff?: { target: string | null; queued_at: string; accepted_at: string | null; ended_at: string | null };
   /** only on a call that came in */
   direction?: 'inbound';
   from?: string | null;

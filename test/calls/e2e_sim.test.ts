@@ -66,7 +66,8 @@ const outcomes: Array<[string, string, string | RegExp]> = [
   ['+15005550003', 'failed', 'carrier_failed'],
   ['+15005550004', 'completed', 'voicemail'],
   ['+15005550005', 'completed', /caller_hangup|media_closed/],
-  ['+15005550007', 'completed', /escalated|transferred/],
+  // waits on hold for an operator (the tenant's default 60 s), nobody takes it: the call-back offer
+  ['+15005550007', 'completed', 'escalation_unanswered'],
   // issue 33: a silent callee is asked once whether they are still there, then the call ends (it used to escalate)
   ['+15005550008', 'completed', 'no_response'],
 ];

@@ -12,6 +12,7 @@ import { parse } from '../validate.js';
 import { ApiError } from '../../errors.js';
 import { DispatchBody, ListQuery } from '../../calls/dispatch_schema.js';
 import { encodeCursor } from '../../calls/repo.js';
+import { ENDED_REASONS } from '../../calls/types.js';
 
 const CallIdParam = z.object({ id: z.string().regex(/^call_[0-9a-f]{24}$/, 'must be call_<24 hex>') });
 const RecordingQuery = z.object({ expires: z.coerce.number().int(), sig: z.string().min(1).max(100) });
@@ -83,10 +84,9 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
     method: 'get', path: '/calls/:id', tag: 'Calls', auth: callAuth,
     summary: 'One call with its lifecycle transitions (from, to, reason, at), and once it ended its summary: a few sentences on who the '
       + 'caller is, what they want, their budget, the next step (a visit said booked only when the calendar booking succeeded, a call-back, '
-      + 'an opt-out) and the questions left open (null before the end). ended_reason is one of completed, caller_hangup, media_closed, '
-      + 'voicemail, escalated, transferred, hangup_api, adapter_failure, no_answer, busy, carrier_failed, server_shutdown, instance_lost, '
-      + 'erased, opted_out (the callee asked not to be called again, by key or in words: the number is on the DND list), caller_declined, '
-      + 'wrong_number, callback_requested (extracted_data.callback_at holds the time asked, inside calling hours), no_response, caller_keypad.',
+      + 'an opt-out) and the questions left open (null before the end). '
+      + `ended_reason: ${ENDED_REASONS.join(', ')} (opted_out: the callee asked, by key or in words, not to be called again and the number is on `
+      + 'the DND list; callback_requested: extracted_data.callback_at holds the time asked, inside calling hours).',
     responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
     handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
   });

@@ -8,6 +8,7 @@ import { parse } from '../validate.js';
 import { principalOf } from '../auth_middleware.js';
 import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
+import { getHandoffSettings, putHandoffSettings } from '../../handoffs/settings.js';
 
 const ListQuery = z.strictObject({
   handoff_state: z.enum(['waiting', 'with_operator', 'resolved']).optional(),
@@ -18,9 +19,26 @@ const ReplyBody = z.strictObject({ text: z.string().trim().min(1).max(4000) });
 /** After resolving: the agent answers the next turn again ('agent'), or the conversation closes ('close', the default). */
 const ResolveBody = z.strictObject({ then: z.enum(['agent', 'close']).default('close') }).default({ then: 'close' });
 const OPERATOR = { kind: 'auth', role: 'operator', apiKey: true } as const;
+const ADMIN = { kind: 'auth', role: 'admin', apiKey: true } as const;
+const SettingsBody = z.strictObject({
+  hold_seconds: z.number().int().min(0).max(3600).optional(),
+  callback_delay_minutes: z.number().int().min(1).max(10080).optional(),
+}).refine((b) => Object.keys(b).length > 0, { message: 'give hold_seconds and/or callback_delay_minutes' });
 
 export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
   const h = deps.handoffs;
+  // before /handoffs/:id, which would take "settings" for an id
+  t.add({
+    method: 'get', path: '/handoffs/settings', tag: 'handoffs', auth: OPERATOR,
+    summary: "The tenant's handoff settings for calls: hold_seconds (how long a caller who asked for a person waits on hold for an operator, "
+      + 'default 60; 0: no hold, the call ends escalated) and callback_delay_minutes (when an accepted call-back is dialed, default 15).',
+    handler: async (req) => getHandoffSettings(deps.db, principalOf(req).tenantId),
+  });
+  t.add({
+    method: 'put', path: '/handoffs/settings', tag: 'handoffs', auth: ADMIN, body: SettingsBody,
+    summary: 'Set hold_seconds (0-3600) and/or callback_delay_minutes (1-10080); fields left out keep their value. Applies to calls answered from then on.',
+    handler: async (req) => { const p = principalOf(req); return putHandoffSettings(deps.db, p.tenantId, p.sub, bodyOf(req, SettingsBody)); },
+  });
   t.add({
     method: 'get', path: '/handoffs', tag: 'handoffs', auth: OPERATOR, query: ListQuery,
     summary: 'Conversations handed to a human, longest waiting first, with queued_at, accepted_at, ended_at and resolution. '
@@ -38,20 +56,21 @@ export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
   t.add({
     method: 'post', path: '/handoffs/:id/accept', tag: 'handoffs', auth: OPERATOR,
     summary: 'waiting -> with_operator (the caller). Exactly one of several simultaneous accepts wins; the others get 409. '
-      + "From then on the visitor's turns reach this operator (the agent no longer answers).",
+      + "From then on the visitor's turns reach this operator (the agent no longer answers); on a call, the agent stops speaking. A call that has ended answers 409.",
     responses: { 200: 'with_operator', 409: 'not waiting (already with an operator, or resolved)' },
     handler: async (req) => h.accept(principalOf(req), parse(IdParam, req.params, 'params').id),
   });
   t.add({
     method: 'post', path: '/handoffs/:id/reply', tag: 'handoffs', auth: OPERATOR, body: ReplyBody,
-    summary: "The accepting operator's message: appended to the conversation (the visitor's page shows it) and, for a call, published on its live stream (transcript, speaker operator).",
+    summary: "The accepting operator's message: appended to the conversation (the visitor's page shows it) and, for a call, spoken to the caller and published on its live stream (transcript, speaker operator). 409 once the call has ended.",
     responses: { 200: 'appended', 409: 'not with an operator, or with another operator' },
     handler: async (req) => h.reply(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ReplyBody).text),
   });
   t.add({
     method: 'post', path: '/handoffs/:id/resolve', tag: 'handoffs', auth: OPERATOR, body: ResolveBody,
     summary: 'with_operator -> resolved, by the accepting operator or an admin. Optional body {then}: "agent" hands the conversation back '
-      + 'to the agent (state active: it answers the next turn), "close" (default) closes it. The handoff says which in resolution.',
+      + 'to the agent (state active: it answers the next turn), "close" (default) closes it. The handoff says which in resolution. '
+      + 'On a call: "agent" gives the call back to the agent; "close" ends it, ended_reason transferred (target operator:<user id>, the handoff times in the webhook).',
     responses: { 200: 'resolved', 409: 'not with an operator, or with another operator' },
     handler: async (req) => h.resolve(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ResolveBody).then),
   });

@@ -118,7 +118,7 @@ function HandoffDetail({ id, who, onChanged }: { id: string; who: (h: Handoff) =
             <input id="reply" value={reply} maxLength={2000} autocomplete="off" onInput={(e) => setReply((e.target as HTMLInputElement).value)} />
             <button type="submit" disabled={!reply.trim() || action.pending}>Send reply</button>
           </div>
-          <p class="hint">Your reply reaches the {h.call_id ? "call's live transcript" : "visitor's page"}, and their messages appear here. When you are done, hand the conversation back to the agent or close it.</p>
+          <p class="hint">Your reply {h.call_id ? 'is spoken to the caller' : "reaches the visitor's page"}, and their words appear here. When you are done, hand the conversation back to the agent or close it.</p>
         </form>
       )}
       {h.handoff_state === 'waiting' && <p class="hint">Accept to take over: the handoff becomes yours, and only you can reply.</p>}

@@ -33,7 +33,7 @@ import { AudioPool } from './audio/index.js';
 import { buildLeadServices } from './leads/wiring.js';
 import { DemoConversations } from './conversations/demo.js';
 import { HandoffService } from './handoffs/service.js';
-import { localCallControl } from './handoffs/call_control.js';
+import { routedCallControl } from './handoffs/call_control.js';
 
 export const DEV_TENANT_ID = 'ten_dev';
 export const DEFAULT_AGENT_ID = 'default';
@@ -119,7 +119,7 @@ export async function buildServices(config: Config, opts: BuildOptions = {}): Pr
       adapters, tools,
       calls: callEngine.calls, callEngine,
       privacy: ops.privacy, campaigns: ops.campaigns, inbound: ops.inbound,
-      audio, leads, conversations, handoffs: new HandoffService(db, stream.sink, localCallControl(callEngine.runner)),
+      audio, leads, conversations, handoffs: new HandoffService(db, stream.sink, routedCallControl(callEngine.commands, callEngine.runner)),
       tokens: new TokenService(config.jwtSecret, config.JWT_TTL_SECONDS), revocation,
       metrics: createMetrics(),
       rateLimits: createRateLimits({ loginPerMinute: config.LOGIN_ATTEMPTS_PER_MINUTE, loginPerAddressPerMinute: config.LOGIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE },

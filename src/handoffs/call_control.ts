@@ -1,25 +1,49 @@
 /**
- * What an operator's move does to a live call: functions on the call's owner (the runner that holds its media).
- * Single instance here: the owner is this process's runner. Routing a move to another instance's runner (over the
- * bus, with a deadline) plugs in behind this same interface.
+ * What an operator's move does to a live call: it runs on the call's owner (the instance whose runner holds its
+ * media), sent there over the call command channel (src/calls/commands.ts) whichever instance the operator's request
+ * reached. Each move answers whether the owner had the call live; a call that is over, or whose owner is gone,
+ * answers false (the handoff's stored state is what the API reports either way).
  */
+import type { CallCommands } from '../calls/commands.js';
+
+export type OperatorMove = { move: 'joined'; operator: string } | { move: 'spoke'; text: string } | { move: 'left'; then: 'agent' | 'end' };
+
 export interface OperatorCallControl {
-  /** the operator took the call: the agent stops speaking. False: the call is not live here */
-  joined(callId: string, operator: string): boolean;
+  /** the operator took the call: the agent stops speaking */
+  joined(tenantId: string, callId: string, operator: string): Promise<boolean>;
   /** the operator's message, spoken to the caller */
-  spoke(callId: string, text: string): boolean;
+  spoke(tenantId: string, callId: string, text: string): Promise<boolean>;
   /** the operator is done: the agent takes over again, or the call ends (transferred to the operator) */
-  left(callId: string, then: 'agent' | 'end'): boolean;
+  left(tenantId: string, callId: string, then: 'agent' | 'end'): Promise<boolean>;
 }
 
-/** The runner of this process as the owner of its calls. */
-export function localCallControl(runner: {
+/** The runner's side: what the owner does with a move on a call it runs (false: not live here). */
+export interface OperatorMoves {
   operatorJoined(callId: string, operator: string): boolean; operatorSpoke(callId: string, text: string): boolean;
   operatorLeft(callId: string, then: 'agent' | 'end'): boolean;
-}): OperatorCallControl {
-  return {
-    joined: (callId, operator) => runner.operatorJoined(callId, operator),
-    spoke: (callId, text) => runner.operatorSpoke(callId, text),
-    left: (callId, then) => runner.operatorLeft(callId, then),
+}
+
+const OPERATOR_COMMAND = 'operator';
+
+/** Registers the owner's handler of operator moves with `commands` and returns the control that sends them. */
+export function routedCallControl(commands: Pick<CallCommands, 'handle' | 'send'>, runner: OperatorMoves): OperatorCallControl {
+  commands.handle(OPERATOR_COMMAND, async (callId, c) => ({ live: runMove(runner, callId, c as unknown as OperatorMove) }));
+  const send = async (tenantId: string, callId: string, m: OperatorMove) => {
+    const r = await commands.send(tenantId, callId, { type: OPERATOR_COMMAND, ...m });
+    return r.delivered && (r.result as { live?: unknown } | null)?.live === true;
   };
+  return {
+    joined: (tenantId, callId, operator) => send(tenantId, callId, { move: 'joined', operator }),
+    spoke: (tenantId, callId, text) => send(tenantId, callId, { move: 'spoke', text }),
+    left: (tenantId, callId, then) => send(tenantId, callId, { move: 'left', then }),
+  };
+}
+
+function runMove(runner: OperatorMoves, callId: string, m: OperatorMove): boolean {
+  switch (m.move) {
+    case 'joined': return typeof m.operator === 'string' && runner.operatorJoined(callId, m.operator);
+    case 'spoke': return typeof m.text === 'string' && runner.operatorSpoke(callId, m.text);
+    case 'left': return (m.then === 'agent' || m.then === 'end') && runner.operatorLeft(callId, m.then);
+    default: return false;
+  }
 }

@@ -79,7 +79,7 @@ export class HandoffService {
   async accept(p: Principal, id: string): Promise<HandoffView> {
     const view = await this.#move(p, id, 'accept', `handoff_state = 'waiting' AND state = 'handoff' AND ${CALL_LIVE}`,
       `handoff_state = 'with_operator', accepted_by = $3, handoff_accepted_at = now()`, 'waiting', 'with_operator');
-    if (view.call_id) this.calls?.joined(view.call_id, p.sub);
+    if (view.call_id) await this.calls?.joined(p.tenantId, view.call_id, p.sub);
     return view;
   }
 
@@ -92,7 +92,7 @@ export class HandoffService {
     const view = await this.#move(p, id, then === 'agent' ? 'resolve_to_agent' : 'resolve', `handoff_state = 'with_operator' AND state = 'handoff' AND ${who} AND ${CALL_LIVE}`,
       `handoff_state = 'resolved', handoff_ended_at = now(), state = '${then === 'agent' ? 'active' : 'closed'}'`, 'with_operator', 'resolved');
     // on a call: the agent takes it again, or the call ends, transferred to the operator
-    if (view.call_id) this.calls?.left(view.call_id, then === 'agent' ? 'agent' : 'end');
+    if (view.call_id) await this.calls?.left(p.tenantId, view.call_id, then === 'agent' ? 'agent' : 'end');
     return view;
   }
 
@@ -113,7 +113,7 @@ export class HandoffService {
     // The reply is stored either way; a live stream that cannot take it (call row erased) is reported, not fatal.
     let published: boolean | null = null;
     if (view.call_id) {
-      this.calls?.spoke(view.call_id, text); // the caller hears it
+      await this.calls?.spoke(p.tenantId, view.call_id, text); // the caller hears it
       published = await this.events.publish(p.tenantId, view.call_id, { type: 'transcript', speaker: 'operator', text, latencyMs: 0, partial: false })
         .then(() => true, () => false);
     }

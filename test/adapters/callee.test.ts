@@ -12,7 +12,7 @@ import { DEFAULT_AGENT } from '../../src/repos/agents.js';
 import { extractBudgetAmount } from '../../src/dialog/extract.js';
 
 t.test('the magic-number table', async (t) => {
-  t.same(Object.keys(SIM_NUMBERS).sort(), Array.from({ length: 9 }, (_, i) => `+1500555000${i + 1}`));
+  t.same(Object.keys(SIM_NUMBERS).sort(), Array.from({ length: 10 }, (_, i) => `+150055500${String(i + 1).padStart(2, '0')}`));
   t.equal(simNumberFor('+15005550005').scenario, 'hangup_mid_call');
   t.same(simNumberFor('+447700900123'), { outcome: 'answered', scenario: 'cooperative', description: 'cooperative callee' });
 });

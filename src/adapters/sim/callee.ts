@@ -17,6 +17,8 @@ export interface CalleeReply {
   delayMs: number;
   /** hang up after saying it (at once when say is null) */
   hangUp: boolean;
+  /** keys pressed on the phone's keypad (DTMF) instead of speaking, when set */
+  keys?: string;
 }
 
 export interface CalleeInterjection { say: string; kind: 'backchannel' | 'interruption' }
@@ -109,6 +111,8 @@ export class SimulatedCallee {
     if (!agentText.includes('?')) return say('Okay.');
     if (this.scenario === 'hangup_mid_call' && this.#questionsAnswered >= 1) { this.#hungUp = true; return silent(true); }
     if (this.scenario === 'asks_for_human') return say('Can I speak to a real person, please?');
+    // answers the first question with the keypad: 9, which agents commonly map to opting out
+    if (this.scenario === 'presses_keys' && this.#questionsAnswered === 0) { this.#questionsAnswered++; return { say: null, delayMs, hangUp: false, keys: '9' }; }
     this.#questionsAnswered++;
     const p = this.persona;
     if (/\bname\b/.test(q)) return say(`My name is ${p.name}.`);

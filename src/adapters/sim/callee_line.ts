@@ -39,7 +39,7 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): { done: Promise<voi
   const stats = { framesSent: 0, framesHeard: 0 };
   const say: Uint8Array[] = [];
   const playBuf: Buffered[] = [];
-  let pending: { atMs: number; text: string | null; hangUp: boolean } | undefined;
+  let pending: { atMs: number; text: string | null; hangUp: boolean; keys?: string } | undefined;
   let hangUpWhenQuiet = false;
   let seq = 0;
   let startWall = 0;
@@ -73,11 +73,13 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): { done: Promise<voi
         if (i && !say.length) say.push(...simVoiceMulawFrames(i.say));
       } else {
         const r = callee.reply(e.text);
-        pending = { atMs: mediaMs + r.delayMs, text: r.say, hangUp: r.hangUp };
+        pending = { atMs: mediaMs + r.delayMs, text: r.say, hangUp: r.hangUp, keys: r.keys };
       }
     }
     if (pending && mediaMs >= pending.atMs) {
       if (pending.text) say.push(...simVoiceMulawFrames(pending.text));
+      // a key press as the carrier reports it (Twilio's dtmf message on the media stream)
+      for (const digit of pending.keys ?? '') send({ event: 'dtmf', sequenceNumber: String(++seq), streamSid, dtmf: { track: 'inbound_track', digit } });
       hangUpWhenQuiet ||= pending.hangUp;
       pending = undefined;
     }

@@ -152,7 +152,9 @@ export type DialogEvent =
   | { type: 'escalate'; reason: string }
   | { type: 'end_call'; reason: string }
   /** what the agent now waits to hear (last event of a turn that asked something) */
-  | { type: 'listen'; hint: ListenHint };
+  | { type: 'listen'; hint: ListenHint }
+  /** the agent presses keys on the line (a phone menu at the other end): 0-9, * and #, at most 32 */
+  | { type: 'keys'; digits: string };
 
 /** What running a tool gave: the action recorded on the call, and what the provider answered (for a model). */
 export interface ToolOutcome {

@@ -279,6 +279,8 @@ export class CallRunner implements CallRunnerPort {
       timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, replyMode: this.d.replyMode, recording: this.d.store.open(row.id) }, {
       media: stream, detector, adapters: this.d.adapters, out, ticker: this.d.ticker, log,
       // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
+      // the dialog pressing keys (a phone menu at the other end), as POST /v1/calls/{id}/tones does
+      sendDigits: (digits) => { this.sendDigits(row.id, digits); },
       transfer: async (target) => {
         const dial = target === 'operator' ? row.agent.transfer_number ?? this.d.humanTransferNumber : target;
         if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });

@@ -15,6 +15,9 @@ import type { ReplyEnding } from './events.js';
 
 import { FALLBACK_TEXT, fallbackFrames } from './fallback_voice.js';
 
+/** keys a dialog may press in one event (a remote dialog's malformed ones are dropped) */
+const AGENT_KEYS = /^[0-9*#]{1,32}$/;
+
 export { FALLBACK_TEXT };
 
 export interface ReplyPorts {
@@ -29,6 +32,8 @@ export interface ReplyPorts {
   tool(tool: string, args: Record<string, string>): Promise<ToolOutcome>;
   /** what the agent now waits to hear (the dialog's listen hint): steers a grammar recogniser for the next turn */
   listen?(hint: ListenHint): void;
+  /** the agent presses keys on the line (a phone menu at the other end) */
+  keys?(digits: string): void;
   /** wall clock (ms) for the latency split */
   now(): number;
   /** hold every sentence until the model finished the reply (sentence streaming off: only to measure it) */
@@ -80,6 +85,7 @@ export async function runReply(ports: ReplyPorts, source: ReplySource, signal: A
       if (ev.type === 'entity') ports.entity(ev.key, ev.value);
       else if (ev.type === 'tool_call') await ports.tool(ev.tool, ev.arguments);
       else if (ev.type === 'listen') ports.listen?.(ev.hint);
+      else if (ev.type === 'keys') { if (AGENT_KEYS.test(ev.digits)) ports.keys?.(ev.digits); }
       else if (ev.type === 'escalate' || ev.type === 'end_call') out.ending = { kind: ev.type, reason: ev.reason };
       else if (ev.type === 'text' && ev.text) {
         out.firstTextAt ??= ports.now();

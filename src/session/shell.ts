@@ -46,6 +46,8 @@ export interface SessionPorts {
   /** paces the playout: calls each subscriber every few ms (the process's shared ticker; tests tick by hand) */
   ticker: { add(fn: () => void): () => void };
   log: Logger;
+  /** presses keys on the line for the agent (the carrier's DTMF, else tones in the call audio) */
+  sendDigits?(digits: string): void;
   /** performs a transfer to a human (the carrier's); the session has already stopped talking */
   transfer?(target: string): Promise<void>;
   /** the caller opted out (by key or by voice): their number goes on the do-not-disturb list */
@@ -236,6 +238,7 @@ export class CallSession {
       entity: (k, v) => { this.ledger.extracted[k] = v; this.p.out.entity(k, v); },
       tool: (tool, args) => this.p.out.tool(tool, args),
       listen: (hint) => this.#stt.expect?.(hint),
+      keys: (digits) => this.p.sendDigits?.(digits),
     }, source, r.controller.signal, r.outcome).then((o) => {
       r.done = true;
       if (o.fallback) this.ledger.fallbacks++;

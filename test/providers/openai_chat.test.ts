@@ -44,7 +44,7 @@ t.test('text streams out sentence by sentence while the model still writes', asy
   t.equal(fake.requests[0].headers.authorization, 'Bearer sk-test-fake');
   t.same(Object.keys(body).sort(), ['messages', 'model', 'stream', 'tools'], 'only what every compatible server accepts');
   t.equal(body.model, 'gpt-4o-mini');
-  t.same(body.tools.map((x: any) => x.function.name), ['calendar_booking', 'crm_sync', 'record_fields', 'transfer_to_human', 'end_call'],
+  t.same(body.tools.map((x: any) => x.function.name), ['calendar_booking', 'crm_sync', 'record_fields', 'transfer_to_human', 'end_call', 'press_keys'],
     'the enabled integrations, then the built-ins');
   t.equal(body.tools[0].function.parameters.required[0], 'start');
 });

@@ -132,3 +132,11 @@ t.test('heard text: whole sentences played, the heard share of the one cut, noth
   t.equal(heardText(spoken, 1500), 'May I have your name? And your…', 'half of five words');
   t.equal(heardText([{ text: 'never synthesised', startMs: 0, endMs: 0 }], 500), '');
 });
+
+t.test('keys the dialog presses go to the line; malformed ones from a remote dialog are dropped', async (t) => {
+  const pressed: string[] = [];
+  const p = { ...ports(streamed([{ type: 'keys', digits: '1' }, { type: 'keys', digits: '12 OR 1=1' }, { type: 'keys', digits: '*0#' }]), pcmTts()),
+    keys: (d: string) => { pressed.push(d); } };
+  await runReply(p, { dialog: {} as never }, new AbortController().signal);
+  t.same(pressed, ['1', '*0#']);
+});

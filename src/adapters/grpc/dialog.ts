@@ -23,7 +23,8 @@ type EventMsg =
   | { event: 'tool_call'; tool_call: { tool: string; arguments: Record<string, string> } }
   | { event: 'escalate'; escalate: { reason: string } }
   | { event: 'end_call'; end_call: { reason: string } }
-  | { event: 'listen'; listen: { hint: HintMsg } };
+  | { event: 'listen'; listen: { hint: HintMsg } }
+  | { event: 'keys'; keys: { digits: string } };
 interface HintMsg { asking: string; yes_no: boolean; open: string[]; names: string[] }
 
 export const toHintMsg = (h: ListenHint): HintMsg => ({ asking: h.asking ?? '', yes_no: h.yesNo ?? false, open: h.open, names: h.names ?? [] });
@@ -66,6 +67,7 @@ function toEventMsg(e: DialogEvent): EventMsg {
     case 'escalate': return { event: 'escalate', escalate: { reason: e.reason } };
     case 'end_call': return { event: 'end_call', end_call: { reason: e.reason } };
     case 'listen': return { event: 'listen', listen: { hint: toHintMsg(e.hint) } };
+    case 'keys': return { event: 'keys', keys: { digits: e.digits } };
   }
 }
 
@@ -77,6 +79,7 @@ function fromEventMsg(m: EventMsg): DialogEvent {
     case 'escalate': return { type: 'escalate', reason: m.escalate.reason };
     case 'end_call': return { type: 'end_call', reason: m.end_call.reason };
     case 'listen': return { type: 'listen', hint: fromHintMsg(m.listen.hint) };
+    case 'keys': return { type: 'keys', digits: m.keys.digits };
     default: throw new AdapterError('dialog', 'failed', 'dialog server sent an event of unknown type');
   }
 }

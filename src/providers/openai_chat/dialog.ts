@@ -102,6 +102,12 @@ export class OpenAiChatDialog implements DialogAdapter {
       yield* events;
       return { result, needsAnswer: 'refused' in result };
     }
+    if (call.name === BUILTIN.keys) {
+      const digits = typeof args.digits === 'string' ? args.digits : '';
+      if (!/^[0-9*#]{1,32}$/.test(digits)) return { result: { error: 'digits must be 1-32 of 0-9, * and #' }, needsAnswer: true };
+      yield { type: 'keys', digits };
+      return { result: { ok: true, pressed: digits }, needsAnswer: false };
+    }
     if (call.name === BUILTIN.human || call.name === BUILTIN.end) {
       state.ending ??= call.name === BUILTIN.human
         ? { type: 'escalate', reason: escalationReason(args) } : { type: 'end_call', reason: endReason(args) };

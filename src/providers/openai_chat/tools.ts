@@ -1,7 +1,7 @@
 /**
  * The function tools a model gets: the call's enabled integrations (calendar_booking, crm_sync,
  * messaging_brochure) with JSON schemas of the arguments the tool runner and the integrations read, and the
- * built-ins every call has: record the extracted fields, hand off to a human, end the call. Field values are
+ * built-ins every call has: record the extracted fields, hand off to a human, end the call, press keys. Field values are
  * checked here (a slot needs its UTC offset, a score is 0-100) and a refusal goes back to the model to correct.
  */
 import type { DialogEvent, DialogTurnRequest } from '../../adapters/types.js';
@@ -9,7 +9,7 @@ import { extractBudgetAmount } from '../../dialog/extract.js';
 import { isToolName } from '../../tools/types.js';
 import type { ChatTool } from './client.js';
 
-export const BUILTIN = { record: 'record_fields', human: 'transfer_to_human', end: 'end_call' } as const;
+export const BUILTIN = { record: 'record_fields', human: 'transfer_to_human', end: 'end_call', keys: 'press_keys' } as const;
 export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:\d{2}|Z)$/;
 const ESCALATION_REASONS = ['caller_requested_human', 'cannot_proceed', 'complaint'];
 /** opted_out: the caller asked never to be called again (the platform puts the number on the DND list) */
@@ -54,6 +54,8 @@ export function toolDefinitions(req: DialogTurnRequest, tz: string): ChatTool[] 
     fn(BUILTIN.record, 'Record fields the caller just gave. Call it whenever you learn one.', fields),
     fn(BUILTIN.human, 'Hand the call to a human colleague.', { reason: { type: 'string', enum: ESCALATION_REASONS } }),
     fn(BUILTIN.end, 'End the call, after saying goodbye.', { reason: { type: 'string', enum: END_REASONS } }),
+    fn(BUILTIN.keys, 'Press keys on the phone, e.g. to choose an option of an automated phone menu ("press 1 for sales").',
+      { digits: { type: 'string', pattern: '^[0-9*#]{1,32}$', description: 'the keys, in order: 0-9, * and #' } }, ['digits']),
   ];
 }
 

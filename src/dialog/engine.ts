@@ -252,7 +252,7 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
   } else if (caller && wantsBrochure(caller) && sentBefore) handled = true;
   if (has('who_is_this')) {
     const project = ctx.project_name?.trim();
-    say.push(`This is an AI assistant calling on behalf of our team${project ? ` about ${project}` : ''}. I'm calling to understand what you are looking for and to help arrange a visit if you would like one.`);
+    say.push(`This is an AI assistant for our team${project ? `, about ${project}` : ''}. I'm here to understand what you are looking for and to help arrange a visit if you would like one.`);
     handled = true;
   }
   const openQuestions: string[] = [];

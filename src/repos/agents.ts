@@ -140,7 +140,7 @@ function toAgent(a: AgentRow): Agent {
 /** The agent every tenant starts with; its runtime settings are also what PUT gives a field left out. */
 export const DEFAULT_AGENT: ScriptedAgent = {
   name: 'Default qualifying agent',
-  disclosure_script: 'Hello, this is an automated assistant calling on behalf of our team. This call is handled by an AI and may be recorded.',
+  disclosure_script: 'Hello, this is an automated assistant for our team. You are talking with an AI, and this conversation may be recorded.',
   qualify_script: [
     { field: 'customer_name', question: 'May I have your name, please?' },
     { field: 'intent', question: 'What are you looking for today?' },

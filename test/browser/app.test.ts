@@ -54,7 +54,7 @@ t.test('an admin places a test call, follows it live, and takes over its handoff
   const watch = page.locator('section.watch');
   const lines = watch.getByTestId('transcript-line');
   await lines.filter({ hasText: 'real person' }).waitFor({ timeout: 30_000 });
-  t.match(await lines.first().textContent(), /handled by an AI/, "the agent's disclosure arrives first");
+  t.match(await lines.first().textContent(), /talking with an AI/, "the agent's disclosure arrives first");
   // a reply time belongs to the agent's lines: the caller did not "reply in 1 ms"
   const callerLines = await lines.filter({ hasText: 'Caller' }).allTextContents();
   t.ok(callerLines.length > 0 && callerLines.every((l) => !/replied in/.test(l)), `caller lines carry no reply time: ${JSON.stringify(callerLines)}`);

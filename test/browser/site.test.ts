@@ -30,7 +30,7 @@ t.test('a visitor sees the disclosure and has a text conversation', async (t) =>
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   const agent = page.locator('.msg.agent');
   await agent.first().waitFor();
-  t.match(await agent.first().textContent(), /handled by an AI/, "the agent's first words disclose it is an AI");
+  t.match(await agent.first().textContent(), /talking with an AI/, "the agent's first words disclose it is an AI");
   t.match(await page.getByTestId('processing-ms').textContent(), /^\d+(\.\d)? ms$/, 'processingMs is shown');
 
   await page.getByLabel('Your message').fill('My name is Priya Sharma');

@@ -94,7 +94,7 @@ t.test('dialog model throws on the caller\'s turn: spoken fallback, counted, esc
 });
 
 /** The default agent's opening: its disclosure, then the first question. */
-const isOpening = (text: string) => /automated assistant|handled by an AI|May I have your name/.test(text);
+const isOpening = (text: string) => /automated assistant|talking with an AI|May I have your name/.test(text);
 
 t.test('TTS fails mid-reply: the caller hears the fallback after the partial sentence', async (t) => {
   const tts: TextToSpeechAdapter = {
@@ -102,7 +102,7 @@ t.test('TTS fails mid-reply: the caller hears the fallback after the partial sen
       let chunks = 0;
       // the disclosure plays; everything after it breaks after its first word (a provider gone mid-call)
       for await (const c of sim.tts.synthesize(req, opts)) {
-        if (!/automated assistant|handled by an AI/.test(req.text) && ++chunks > 1) throw new AdapterError('tts', 'unavailable', 'tts provider went away');
+        if (!/automated assistant|talking with an AI/.test(req.text) && ++chunks > 1) throw new AdapterError('tts', 'unavailable', 'tts provider went away');
         yield c;
       }
     },

@@ -14,7 +14,7 @@ t.test('who is this / why are you calling: answered from the disclosure and the 
   for (const ask of ['Sorry, who is this?', 'Why are you calling me?', 'What is this about?', 'Are you a robot?']) {
     const c = converse([ask, 'Anna'], { context: { project_name: 'Lakeview' } });
     const reply = textOf(c.turns[1]);
-    t.match(reply, /AI assistant calling on behalf of our team about Lakeview/, ask);
+    t.match(reply, /AI assistant for our team, about Lakeview/, ask);
     t.ok(reply.endsWith(NAME_Q), 'the pending question follows');
     t.notMatch(reply, /didn't catch/, 'not counted as a failed answer');
     t.equal(c.extracted.customer_name, 'Anna');

@@ -11,7 +11,7 @@ import type { Agent, AgentList } from '../types';
 
 const BLANK: Agent = {
   id: '', name: '', role: 'sales qualifier', voice: 'alloy', language: 'en-US', interruption_sensitivity: 0.5, turn_detection_timeout_ms: 800,
-  disclosure_script: 'Hello, this is an automated assistant calling on behalf of our team. This call is handled by an AI and may be recorded.',
+  disclosure_script: 'Hello, this is an automated assistant for our team. You are talking with an AI, and this conversation may be recorded.',
   qualify_script: [{ field: 'customer_name', question: 'May I have your name, please?' }],
   knowledge: [],
 };

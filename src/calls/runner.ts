@@ -235,6 +235,8 @@ export class CallRunner implements CallRunnerPort {
       }
       reason = await session.ended;
     }
+    // the carrier's word when the call ended, not its echo of the hang-up below (a 'completed' status callback)
+    const carrierStatus = l.carrierStatus;
     if (row.carrier_call_id) await this.d.adapters.carrier.hangup(row.carrier_call_id, { timeoutMs: this.d.adapterTimeoutMs }).catch(() => {});
     await Promise.allSettled(l.pending ?? []);
     // nobody is on the line any more: the call's handoff leaves the queue (waiting or with an operator), so operator
@@ -243,7 +245,7 @@ export class CallRunner implements CallRunnerPort {
     if (reason === 'transferred' && l.operator) {
       await this.d.events.publish(row.tenant_id, row.id, { type: 'transfer', target: `operator:${l.operator}`, by: l.operator }).catch(() => undefined);
     }
-    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus: l.carrierStatus, operator: l.operator });
+    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus, operator: l.operator });
   }
 
   /** What the carrier reports while the call rings or runs: the ringing status, a machine, the end. */

@@ -153,7 +153,7 @@ t.test('a whole live call: Twilio, Deepgram, the model with tools, ElevenLabs an
   t.ok(withCaller, 'Deepgram\'s words reached the model');
   t.equal(withCaller?.body.model, 'local-model');
   const toolNames = withCaller?.body.tools.map((x: any) => x.function.name) ?? [];
-  t.match(toolNames.sort(), ['calendar_booking', 'crm_sync', 'end_call', 'messaging_brochure', 'record_fields', 'transfer_to_human'].sort(), 'the dispatch\'s tools and the built-ins');
+  t.match(toolNames.sort(), ['calendar_booking', 'crm_sync', 'end_call', 'messaging_brochure', 'press_keys', 'record_fields', 'transfer_to_human'].sort(), 'the dispatch\'s tools and the built-ins');
   const last = chat.requests.find((r) => toolMessages(r.body).some((m) => m.tool_call_id === 'wa1'));
   t.ok(last, 'a follow-up request carried the integrations\' results');
   const results = Object.fromEntries(toolMessages(last?.body ?? { messages: [] }).map((m) => [m.tool_call_id, JSON.parse(m.content)]));

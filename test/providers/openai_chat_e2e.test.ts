@@ -138,7 +138,8 @@ t.test('simulated call: a caller asking for a person is handed off by the model\
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550007', agent_id: 'default', tools: ['crm_sync'] } });
   const call = await waitEnded(d.body.id);
   t.equal(call.status, 'completed');
-  t.match(call.ended_reason, /escalated|transferred/);
+  // nobody in the handoff queue takes it: the caller waits on hold, then is offered a call-back (issue 34)
+  t.match(call.ended_reason, /escalated|transferred|escalation_unanswered/);
   t.equal(call.human_escalation, true);
   t.match(call.actions_triggered, [{ type: 'crm.lead.update', status: '200_ok' }], 'the CRM update made at the hand-off');
   t.type(call.extracted_data.qualification_score, 'number');

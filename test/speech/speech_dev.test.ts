@@ -40,10 +40,13 @@ t.test('turns in the offline voices through a phone line are understood; speech 
   t.equal(name.status, 200, JSON.stringify(name.body));
   t.equal(name.body.caller.text, 'my name is priya');
   t.equal(name.body.agent.entities.customer_name, 'Priya');
+  // the agent asks what they are looking for, then the budget: a turn's grammar is the asked field's (bench/README.md)
+  const need = await audioTurn(c.body.id, await phoneTurn('I am looking for a two bedroom apartment.', 'kal16'));
+  t.equal(need.status, 200, JSON.stringify(need.body));
   const budget = await audioTurn(c.body.id, await phoneTurn('About eighty lakh rupees.', 'kal16'));
-  t.equal(budget.body.caller.text, 'about eighty lakh rupees');
-  const c2 = await api(b, 'POST', '/conversations', { body: {} });
-  const off = await audioTurn(c2.body.id, await phoneTurn('I had pasta for dinner yesterday.', 'rms'));
+  t.equal(budget.body.caller.text, 'about eighty lakh rupees', JSON.stringify(budget.body.caller));
+  // a later turn (the first one is always answered with the disclosure): rejected, and asked again
+  const off = await audioTurn(c.body.id, await phoneTurn('I had pasta for dinner yesterday.', 'rms'));
   t.equal(off.status, 200, JSON.stringify(off.body));
   t.equal(off.body.caller.text, '', 'rejected, not forced onto a phrase');
   t.match(off.body.caller.note, /offline grammar recogniser/);

@@ -34,6 +34,8 @@ interface TurnState {
   extracted: Record<string, string | number>;
   ranIntegrations: Set<string>;
   ending?: Extract<DialogEvent, { type: 'escalate' | 'end_call' }>;
+  /** keys were pressed for a phone menu: the turn may end silent (the menu speaks next) */
+  pressedKeys?: boolean;
 }
 
 export class OpenAiChatDialog implements DialogAdapter {
@@ -62,10 +64,10 @@ export class OpenAiChatDialog implements DialogAdapter {
         messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(result) });
         followUp ||= needsAnswer;
       }
-      if (!followUp) break;
+      if (!followUp || (state.pressedKeys && !said)) break;
     }
-    // silence is never an answer: the fallback speaks instead
-    if (!said) throw new AdapterError('dialog', 'failed', 'the dialog model gave no text for the turn');
+    // silence is never an answer (the fallback speaks instead), except keys pressed for a phone menu
+    if (!said && !state.pressedKeys) throw new AdapterError('dialog', 'failed', 'the dialog model gave no text for the turn');
     if (state.ending) yield* this.#wrapUp(req, state, tz, opts);
   }
 
@@ -105,6 +107,7 @@ export class OpenAiChatDialog implements DialogAdapter {
     if (call.name === BUILTIN.keys) {
       const digits = typeof args.digits === 'string' ? args.digits : '';
       if (!/^[0-9*#]{1,32}$/.test(digits)) return { result: { error: 'digits must be 1-32 of 0-9, * and #' }, needsAnswer: true };
+      state.pressedKeys = true;
       yield { type: 'keys', digits };
       return { result: { ok: true, pressed: digits }, needsAnswer: false };
     }

@@ -5,10 +5,9 @@
  * (INSTANCE_PUBLIC_URL); a hang-up through the other instance ends the call at Twilio. One call.completed.
  */
 import t from 'tap';
-import { SimStt, SimTts, startAdapterServer } from '../../src/adapters/index.js';
 import { api, API_KEY, login, startTestServer } from '../helpers/server.js';
 import { startBalancer } from '../helpers/balancer.js';
-import { FakeTwilio } from '../fakes/twilio.js';
+import { HOST, twilioPair } from './twilio_pair.js';
 import { completedHooks, HOOK, until } from '../calls/call_commands_flows.js';
 
 const skip = !process.env.DATABASE_URL || !process.env.REDIS_URL ? 'needs DATABASE_URL and REDIS_URL (instances share storage and the bus)' : '';
@@ -18,21 +17,7 @@ else await main();
 async function main() {
   t.setTimeout(300_000);
   const SID = 'AC' + '3'.repeat(32);
-  const TOKEN = 'balancer-auth-token-0123456789ab';
-  const HOST = 'https://voice.example.test';
-  const fake = await new FakeTwilio(SID, TOKEN).start();
-  t.teardown(() => fake.close());
-  const speech = await startAdapterServer({ stt: new SimStt(), tts: new SimTts() });
-  t.teardown(() => speech.close());
-  const env = (i: number) => ({
-    SERVICE_MODE: 'live', CARRIER: 'twilio', TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM_NUMBER: '+14155550100',
-    TWILIO_API_BASE_URL: fake.baseUrl, PUBLIC_BASE_URL: `${HOST}/v1`, INSTANCE_PUBLIC_URL: `${HOST}/i/${i}/v1`, RING_TIMEOUT_SECONDS: '10',
-    ADAPTER_STT_URL: speech.address, ADAPTER_TTS_URL: speech.address, CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0',
-  });
-  const a = await startTestServer({ env: env(0) });
-  t.teardown(() => a.close());
-  const b = await startTestServer({ env: env(1), databaseUrl: a.databaseUrl });
-  t.teardown(() => b.close());
+  const { fake, a, b } = await twilioPair(t, { sid: SID, token: 'balancer-auth-token-0123456789ab', names: ['0', '1'] });
   const local = (s: typeof a) => `http://127.0.0.1:${s.port}`;
   const lb = await startBalancer([local(a), local(b)]);
   t.teardown(() => lb.close());

@@ -11,10 +11,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SimStt, SimTts, startAdapterServer } from '../../src/adapters/index.js';
 import { api, API_KEY, login, startTestServer } from '../helpers/server.js';
-import { FakeTwilio } from '../fakes/twilio.js';
 import { connect } from '../stream/helpers.js';
+import { HOST, twilioPair } from './twilio_pair.js';
 import { completedHooks, HOOK, until } from '../calls/call_commands_flows.js';
 import { freePort } from '../../bench/live_setup.js';
 
@@ -25,22 +24,7 @@ else await main();
 
 async function main() {
   t.setTimeout(300_000);
-  const SID = 'AC' + '4'.repeat(32);
-  const TOKEN = 'haproxy-auth-token-0123456789abc';
-  const HOST = 'https://voice.example.test';
-  const fake = await new FakeTwilio(SID, TOKEN).start();
-  t.teardown(() => fake.close());
-  const speech = await startAdapterServer({ stt: new SimStt(), tts: new SimTts() });
-  t.teardown(() => speech.close());
-  const env = (name: string) => ({
-    SERVICE_MODE: 'live', CARRIER: 'twilio', TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: TOKEN, TWILIO_FROM_NUMBER: '+14155550100',
-    TWILIO_API_BASE_URL: fake.baseUrl, PUBLIC_BASE_URL: `${HOST}/v1`, INSTANCE_PUBLIC_URL: `${HOST}/i/${name}/v1`, RING_TIMEOUT_SECONDS: '10',
-    ADAPTER_STT_URL: speech.address, ADAPTER_TTS_URL: speech.address, CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0', TRUST_PROXY: 'loopback',
-  });
-  const a = await startTestServer({ env: env('a') });
-  t.teardown(() => a.close());
-  const b = await startTestServer({ env: env('b'), databaseUrl: a.databaseUrl });
-  t.teardown(() => b.close());
+  const { fake, a, b } = await twilioPair(t, { sid: 'AC' + '4'.repeat(32), token: 'haproxy-auth-token-0123456789abc', names: ['a', 'b'], env: { TRUST_PROXY: 'loopback' } });
 
   const port = await freePort();
   const cfg = readFileSync(fileURLToPath(new URL('../../docs/haproxy.cfg', import.meta.url)), 'utf8')

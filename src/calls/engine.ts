@@ -62,7 +62,7 @@ export interface CallEngine {
    * answered, and waiting (as a carrier's call waits for its stream) for its browser leg on /v1/media/browser,
    * which proves itself with `token`, the call's single-use media capability. Ended after BROWSER_CALL_MAX_MS.
    */
-  startBrowserCall(tenantId: string, o: { timeZone?: string }): Promise<{ call: CallRecord; token: string }>;
+  startBrowserCall(tenantId: string, o: { timeZone?: string }): Promise<{ call: CallRecord; token: string; mediaUrl: string }>;
   /** an HTTP callback of the live carrier (/v1/carriers/<carrier>/<hook>); undefined = not a carrier in use */
   carrierCallback(carrier: CarrierName, hook: string, req: CarrierRequest): Promise<CarrierAnswer> | undefined;
   /**
@@ -196,7 +196,8 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       const limit = setTimeout(() => runner.hangup(row.id, 'max_duration'), BROWSER_CALL_MAX_MS);
       limit.unref();
       browserLimits.set(row.id, limit);
-      return { call: toRecord(row, recordingUrl), token: runner.streamParameters(row)[STREAM_TOKEN_PARAMETER] };
+      // the leg must reach this instance, as a carrier's media does: its own address
+      return { call: toRecord(row, recordingUrl), token: runner.streamParameters(row)[STREAM_TOKEN_PARAMETER], mediaUrl: mediaUrlOf(instanceBaseUrl(), 'browser') };
     },
     sendDigits: (callId, digits) => runner.sendDigits(callId, digits),
     overrideAdapters(o) {

@@ -8,7 +8,6 @@ import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../../errors.js';
 import { DemoRateLimit } from '../../conversations/rate_limit.js';
-import { mediaUrlOf } from '../../carriers/contract.js';
 import { BROWSER_FORMATS } from '../../carriers/browser/index.js';
 import { CAPABILITY_TTL_SECONDS } from '../../auth/call_capability.js';
 import { BROWSER_CALL_MAX_MS } from '../../calls/engine.js';
@@ -72,7 +71,7 @@ export function browserCallRoutes(t: RouteTable, deps: AppDeps): void {
         }
         tenantId = demoTenant;
       }
-      const { call, token } = await deps.callEngine.startBrowserCall(tenantId, { timeZone: body.time_zone });
+      const { call, token, mediaUrl } = await deps.callEngine.startBrowserCall(tenantId, { timeZone: body.time_zone });
       if (!req.principal) {
         const address = req.ip ?? 'unknown';
         let live = liveByAddress.get(address);
@@ -81,7 +80,7 @@ export function browserCallRoutes(t: RouteTable, deps: AppDeps): void {
         addressOf.set(call.id, address);
       }
       res.status(201).json({
-        call, media_url: mediaUrlOf((deps.config.INSTANCE_PUBLIC_URL ?? deps.config.publicBaseUrl).replace(/\/$/, ''), 'browser'), token, token_expires_in: CAPABILITY_TTL_SECONDS,
+        call, media_url: mediaUrl, token, token_expires_in: CAPABILITY_TTL_SECONDS,
         media_formats: BROWSER_FORMATS, max_duration_seconds: BROWSER_CALL_MAX_MS / 1000,
       });
     },

@@ -13,7 +13,7 @@ import { CampaignRepo } from '../src/campaigns/repo.js';
 import { CampaignDialer } from '../src/campaigns/dialer.js';
 import { CampaignBody } from '../src/campaigns/schema.js';
 import { freshSchemaUrl } from '../test/helpers/server.js';
-import { FakeCalls } from '../test/ops/fake_calls.js';
+import { FakeCalls } from '../test/campaigns/fake_calls.js';
 
 const CONTACTS = Number(process.env.CONTACTS ?? 10_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 50);

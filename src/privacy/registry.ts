@@ -1,7 +1,7 @@
 /**
  * Every table that can hold a subject's data, as one descriptor each. Export reads them in order; erase
  * deletes them in order (children before parents), all in one transaction. A table added later is one entry
- * here; test/ops/privacy_registry.test.ts fails until every table of the schema is either listed here or in
+ * here; test/privacy/privacy_registry.test.ts fails until every table of the schema is either listed here or in
  * NOT_SUBJECT_DATA with a reason.
  *
  * `where` is a predicate over the table (unaliased) with named parameters resolved per subject:

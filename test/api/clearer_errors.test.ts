@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { API_KEY, api, login, startTestServer } from '../helpers/server.js';
-import { insertCall } from '../ops/fixtures.js';
+import { insertCall } from '../helpers/rows.js';
 import { subjectHash } from '../../src/privacy/subject.js';
 
 const srv = await startTestServer();

@@ -6,7 +6,7 @@ import t from 'tap';
 import { startTestServer, api, login } from '../helpers/server.js';
 import { writeWav } from '../../src/audio/index.js';
 import { encodeSimVoice } from '../../src/simvoice/index.js';
-import { setClock, userToken } from './helpers/tenants.js';
+import { setClock, userToken } from '../helpers/lead_fixtures.js';
 
 const srv = await startTestServer({ env: { AUDIO_BODY_LIMIT_BYTES: String(400 * 1024), AUDIO_MAX_SECONDS: '10' } });
 t.teardown(() => srv.close());

@@ -1,7 +1,7 @@
 /** DND registry (import, check, delete) and consent log (record, export JSON/CSV): roles and tenant isolation. */
 import t from 'tap';
 import { startTestServer, api, login, API_KEY } from '../helpers/server.js';
-import { userToken } from './helpers/tenants.js';
+import { userToken } from '../helpers/lead_fixtures.js';
 
 const srv = await startTestServer();
 t.teardown(() => srv.close());

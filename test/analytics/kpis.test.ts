@@ -13,7 +13,7 @@
 import t from 'tap';
 import { startTestServer, api, login, API_KEY } from '../helpers/server.js';
 import { makeTenant } from '../helpers/tenants.js';
-import { insertCall } from './fixtures.js';
+import { insertCall } from '../helpers/rows.js';
 
 const srv = await startTestServer({ env: { CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0' } });
 t.teardown(() => srv.close());

@@ -14,7 +14,7 @@ import { CampaignDialer } from '../../src/campaigns/dialer.js';
 import type { RunningServer } from '../../src/server.js';
 import { FakeCalls } from './fake_calls.js';
 import { TestClock, drive } from './drive.js';
-import { insertCall } from './fixtures.js';
+import { insertCall } from '../helpers/rows.js';
 
 const dataDir = process.env.DATABASE_URL ? 'memory' : await mkdtemp(join(tmpdir(), 'cmp-restart-'));
 const env = { CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0', DATA_DIR: dataDir };

@@ -7,7 +7,7 @@ import { startTestServer, api, login } from '../helpers/server.js';
 import { LeadDispatcher } from '../../src/leads/dispatcher.js';
 import { scheduleCallback } from '../../src/leads/callback.js';
 import type { LeadDispatchInput } from '../../src/leads/types.js';
-import { markLeadDispatched, setClock } from './helpers/tenants.js';
+import { markLeadDispatched, setClock } from '../helpers/lead_fixtures.js';
 
 const srv = await startTestServer({ env: { LEAD_SCHEDULER_TICK_MS: '0' } });
 t.teardown(() => srv.close());

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { startTestServer, api, login } from '../helpers/server.js';
-import { setClock } from './helpers/tenants.js';
+import { setClock } from '../helpers/lead_fixtures.js';
 
 const srv = await startTestServer({ env: { LEAD_SCHEDULER_TICK_MS: '0' } });
 t.teardown(() => srv.close());

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { startTestServer, api, login, API_KEY } from '../helpers/server.js';
-import { recordingCalls, setClock, userToken } from './helpers/tenants.js';
+import { recordingCalls, setClock, userToken } from '../helpers/lead_fixtures.js';
 
 const srv = await startTestServer({ env: { LEAD_SCHEDULER_TICK_MS: '0' } }); // the test drives the scheduler itself
 t.teardown(() => srv.close());

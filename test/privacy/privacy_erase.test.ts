@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { RecordingStore } from '../../src/recordings/store.js';
 import { startTestServer, api, login } from '../helpers/server.js';
 import { makeTenant } from '../helpers/tenants.js';
-import { insertCall, insertConversation, insertEvent } from './fixtures.js';
+import { insertCall, insertConversation, insertEvent } from '../helpers/rows.js';
 import { subjectHash } from '../../src/privacy/subject.js';
 import { SUBJECT_TABLES } from '../../src/privacy/registry.js';
 import { existingTables } from '../../src/privacy/sql.js';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { startTestServer, api, login, API_KEY } from '../helpers/server.js';
 import { makeTenant } from '../helpers/tenants.js';
-import { insertCall, insertConversation, insertEvent } from './fixtures.js';
+import { insertCall, insertConversation, insertEvent } from '../helpers/rows.js';
 import { PrivacyService } from '../../src/privacy/service.js';
 
 const srv = await startTestServer({ env: { CAMPAIGN_TICK_MS: '0', PRIVACY_EXPIRE_INTERVAL_MS: '0', PRIVACY_RETENTION_DEFAULT_DAYS: '30' } });

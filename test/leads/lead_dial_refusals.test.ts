@@ -6,7 +6,7 @@
 import t from 'tap';
 import { startTestServer, api, login } from '../helpers/server.js';
 import { RETRY_DELAY_MS } from '../../src/leads/dispatcher.js';
-import { recordingCalls, setClock, userToken } from './helpers/tenants.js';
+import { recordingCalls, setClock, userToken } from '../helpers/lead_fixtures.js';
 
 const LIMIT = 3;
 const srv = await startTestServer({ env: { LEAD_SCHEDULER_TICK_MS: '0', MAX_CONCURRENT_CALLS_PER_TENANT: String(LIMIT) } });

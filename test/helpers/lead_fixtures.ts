@@ -1,8 +1,8 @@
 /** Fixtures for business tests: extra users and tenants, a recording call port when the engine is not wired. */
-import { hashPassword } from '../../../src/auth/passwords.js';
-import type { Role } from '../../../src/auth/tokens.js';
-import type { LeadCallPort, LeadDispatchInput } from '../../../src/leads/types.js';
-import { login } from '../../helpers/server.js';
+import { hashPassword } from '../../src/auth/passwords.js';
+import type { Role } from '../../src/auth/tokens.js';
+import type { LeadCallPort, LeadDispatchInput } from '../../src/leads/types.js';
+import { login } from './server.js';
 
 type Srv = { baseUrl: string; services: any };
 

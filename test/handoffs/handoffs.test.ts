@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { startTestServer, api, login } from '../helpers/server.js';
-import { userToken } from './helpers/tenants.js';
+import { userToken } from '../helpers/lead_fixtures.js';
 
 const srv = await startTestServer();
 t.teardown(() => srv.close());

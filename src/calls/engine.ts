@@ -54,9 +54,10 @@ export interface CallEngine {
   commands: CallCommands;
   /**
    * the media WebSocket of `carrier` (/v1/media/<carrier>); refused (404) for a carrier this instance does not use.
-   * `browser` (/v1/media/browser) is served whatever the carrier: the browser legs of calls (src/carriers/browser).
+   * `browser` (/v1/media/browser) is served whatever the carrier: the browser legs of calls (src/carriers/browser);
+   * so is `operator` (/v1/media/operator): an operator's softphone on a call they took (src/handoffs/operator_leg.ts).
    */
-  mediaUpgrade(carrier: CarrierName | 'browser', req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  mediaUpgrade(carrier: CarrierName | 'browser' | 'operator', req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
    * A call from a browser (POST /v1/browser-calls): stored as an inbound call of the tenant on the line `browser`,
    * answered, and waiting (as a carrier's call waits for its stream) for its browser leg on /v1/media/browser,
@@ -84,6 +85,9 @@ export interface CallEngine {
   close(): Promise<void>;
 }
 
+/** how long an operator's ticket to a call's audio may wait for its socket, s (a click away: a minute is plenty) */
+export const OPERATOR_TOKEN_TTL_SECONDS = 60;
+
 /** the longest a call from a browser may last: a public page must not hold a call (and a tenant's slot) open for ever */
 export const BROWSER_CALL_MAX_MS = 10 * 60_000;
 
@@ -102,6 +106,8 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   const adapters: AdapterSet = { carrier: d.adapters.carrier, stt: d.adapters.stt, dialog: d.adapters.dialog, tts: d.adapters.tts };
   const signer = new RecordingSigner(config.jwtSecret);
   const mediaCapabilities = new CallCapabilities(config.jwtSecret, 'media-stream');
+  // an operator's softphone on a call: a purpose of its own, so neither token opens the other's socket
+  const operatorCapabilities = new CallCapabilities(config.jwtSecret, 'operator-media');
   const recordingUrl = (id: string) => signer.url(config.publicBaseUrl, id);
   const ownPool = !d.pool;
   const pool = d.pool ?? new AudioPool({ threads: config.AUDIO_THREADS > 0 ? config.AUDIO_THREADS : undefined });
@@ -143,11 +149,19 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     leg.onClose(items.watch(callId, (m) => leg.sendItem(m)));
     return true;
   } });
+  // an operator's softphone: the same browser codec, joined to the call as the operator's leg (src/handoffs/operator_leg.ts)
+  const operatorLeg = browserMediaSocket({ log, capabilities: operatorCapabilities, onStream: (callId, s) => {
+    if (!runner.attachOperator(callId, s)) return false;
+    const leg = s as BrowserStream;
+    leg.onClose(items.watch(callId, (m) => leg.sendItem(m)));
+    return true;
+  } });
   /** browser calls' duration limits, until their end */
   const browserLimits = new Map<string, NodeJS.Timeout>();
   runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: items, calls, outbox,
     onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
     timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
+    operatorTicket: (id) => ({ token: operatorCapabilities.issue(id, Date.now(), OPERATOR_TOKEN_TTL_SECONDS), media_url: mediaUrlOf(instanceBaseUrl(), 'operator') }),
     humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000 });
   calls.attachRunner(runner);
   calls.onCallEnded((c) => { clearTimeout(browserLimits.get(c.id)); browserLimits.delete(c.id); });
@@ -173,6 +187,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     calls, runner, outbox, secrets, deliverer, signer, pool, instances, commands,
     mediaUpgrade(carrier, req, socket, head) {
       if (carrier === 'browser') browserLeg(req, socket, head);
+      else if (carrier === 'operator') operatorLeg(req, socket, head);
       else if (carrier === edge.name) edge.mediaUpgrade(req, socket, head);
       else refuseUpgrade(socket, 'not_found', `no ${carrier} carrier here (CARRIER is not ${carrier})`);
     },
@@ -219,6 +234,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
       // a carrier socket no call is attached to any more (e.g. it connected after its call gave up) goes too
       await edge.close();
       browserLeg.closeAll();
+      operatorLeg.closeAll();
       for (const t of browserLimits.values()) clearTimeout(t);
       await deliverer.close();
       if (ownPool) await pool.close();

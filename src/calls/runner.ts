@@ -32,6 +32,8 @@ import { CallSession } from '../session/shell.js';
 import { deferred, sessionOutputs } from '../session/outputs.js';
 import type { CallStatus } from './types.js';
 import { DEFAULT_HANDOFF_SETTINGS, getHandoffSettings, type HandoffSettings } from '../handoffs/settings.js';
+import { joinOperatorLeg, type OperatorLeg } from '../handoffs/operator_leg.js';
+import type { OperatorAudioTicket } from '../handoffs/call_control.js';
 import { closeHandoffOfEndedCall, closeUnansweredHandoff, handoffTimes, scheduleCallback as scheduleHoldCallback } from '../handoffs/call_hold.js';
 
 export interface RunnerDeps {
@@ -40,6 +42,8 @@ export interface RunnerDeps {
   mediaUrl: () => string; timeScale: number; adapterTimeoutMs: number; replyMode?: 'streamed' | 'whole';
   /** the call's single-use media capability, sent to the carrier as a stream parameter (src/auth/call_capability.ts) */
   streamToken: (callId: string) => string;
+  /** an operator's ticket to a call's audio: this instance's operator socket and a single-use capability for the call */
+  operatorTicket?: (callId: string) => OperatorAudioTicket;
   /** where a transfer to 'operator' is dialed when the agent names no number of its own (E.164); none = the handoff queue only */
   humanTransferNumber?: string;
   /** ring timeout of placeCall (ms) and the wait for the media stream after an answer (ms) */
@@ -62,6 +66,8 @@ interface LiveCall {
   holdSeconds?: number;
   /** the operator (user id) who took the call from the handoff queue */
   operator?: string;
+  /** that operator's audio leg, while joined (src/handoffs/operator_leg.ts) */
+  operatorLeg?: OperatorLeg;
 }
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
@@ -165,7 +171,47 @@ export class CallRunner implements CallRunnerPort {
   operatorLeft(callId: string, then: 'agent' | 'end'): boolean {
     const l = this.live.get(callId);
     if (!l?.session?.withOperator) return false;
+    l.operatorLeg?.close(); // the agent speaks again alone, or the call ends
     l.session.operatorLeft(then);
+    return true;
+  }
+
+  /** The ticket to this live call's audio, for the operator who has it (undefined otherwise, or with a leg joined). */
+  operatorAudio(callId: string, operator: string): OperatorAudioTicket | undefined {
+    const l = this.live.get(callId);
+    if (!l?.session?.withOperator || l.operator !== operator || l.operatorLeg) return undefined;
+    return this.d.operatorTicket?.(callId);
+  }
+
+  /**
+   * The operator's audio leg started (/v1/media/operator, its capability redeemed): joined to the call while the
+   * operator has it. False (the socket closes 1008) when the call is not live here, has no operator, or has a leg.
+   */
+  attachOperator(callId: string, leg: MediaStream): boolean {
+    const l = this.live.get(callId);
+    const session = l?.session;
+    if (!l || !session?.withOperator || !l.operator || l.operatorLeg) return false;
+    const row = l.row;
+    const operator = l.operator;
+    const conversations = new ConversationRepo(this.d.db, outageBufferOf(this.d.db));
+    const log = this.d.log.child({ call_id: row.id });
+    let joined: OperatorLeg | undefined;
+    let gone = false; // the leg may end while it is being joined (its socket closed early)
+    joined = joinOperatorLeg(leg, {
+      join: (ear) => session.operatorAudio(ear), stt: this.d.adapters.stt, callId: row.id, language: row.language,
+      timeoutMs: this.d.adapterTimeoutMs, log,
+      turn: (t) => {
+        const audio = { offset_ms: t.offsetMs, duration_ms: t.durationMs };
+        this.d.events.publish(row.tenant_id, row.id, { type: 'transcript', speaker: 'operator', text: t.text, latencyMs: 0, partial: false, audio })
+          .catch((err) => log.warn({ err }, "the operator's turn was not published"));
+        if (row.conversation_id) {
+          conversations.append(row.conversation_id, row.tenant_id, 'operator', t.text, { by: operator, spoken: true, ...audio, ...(t.text ? {} : { audio_only: true }) })
+            .catch((err) => log.warn({ err }, "the operator's turn was not stored"));
+        }
+      },
+      left: () => { gone = true; if (joined && l.operatorLeg === joined) l.operatorLeg = undefined; },
+    });
+    if (!gone) l.operatorLeg = joined;
     return true;
   }
 
@@ -234,6 +280,7 @@ export class CallRunner implements CallRunnerPort {
         if (l.machine) session.machineDetected(l.machine.beepDone); // detection that came before the stream
       }
       reason = await session.ended;
+      l.operatorLeg?.close();
     }
     // the carrier's word when the call ended, not its echo of the hang-up below (a 'completed' status callback)
     const carrierStatus = l.carrierStatus;

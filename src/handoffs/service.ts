@@ -13,11 +13,11 @@
  * (who, when, from, to) in the same transaction.
  */
 import type { Db, Queryable } from '../db/db.js';
-import { ApiError, conflict, notFound } from '../errors.js';
+import { ApiError, conflict, forbidden, notFound } from '../errors.js';
 import { ConversationRepo, type Conversation, type HandoffState } from '../repos/conversations.js';
 import type { CallEventSink } from '../stream/types.js';
 import type { Principal } from '../auth/tokens.js';
-import type { OperatorCallControl } from './call_control.js';
+import type { OperatorAudioTicket, OperatorCallControl } from './call_control.js';
 
 export interface HandoffEvent { action: string; from_state: string | null; to_state: string | null; by: string; at: string }
 /** What an operator chose when resolving: the agent takes the conversation over again, or it closes. */
@@ -118,6 +118,23 @@ export class HandoffService {
         .then(() => true, () => false);
     }
     return { ...view, message: { id: message.id, text: message.text, at: message.at }, published };
+  }
+
+  /**
+   * The accepting operator joins a call's audio: a ticket (the owner instance's operator socket and a single-use
+   * capability) for their softphone. 403 for anyone else; 409 when it is not a call, not with an operator, the
+   * call has ended, or the operator's audio is already joined.
+   */
+  async audio(p: Principal, id: string): Promise<OperatorAudioTicket & { call_id: string }> {
+    const c = (await this.db.query<Row>(`SELECT ${COLS} FROM conversations WHERE id = $1 AND tenant_id = $2`, [id, p.tenantId])).rows[0];
+    if (!c || !c.handoff_state) throw notFound('handoff');
+    if (!c.call_id) throw conflict('a conversation without a call has no audio to join', { handoff_state: c.handoff_state });
+    if (c.handoff_state !== 'with_operator' || c.state !== 'handoff') throw this.#illegal('join the audio of', c);
+    if (!(await callLive(this.db, c.call_id))) throw conflict('the call has ended; nobody is on the line', { handoff_state: c.handoff_state, call_ended: true });
+    if (c.accepted_by !== p.sub) throw forbidden('only the operator who accepted this handoff may join its audio');
+    const ticket = await this.calls?.audio(p.tenantId, c.call_id, p.sub);
+    if (!ticket) throw conflict('the call is not live, or your audio is joined already', { handoff_state: c.handoff_state });
+    return { call_id: c.call_id, ...ticket };
   }
 
   async history(q: Queryable, tenantId: string, id: string): Promise<HandoffEvent[]> {

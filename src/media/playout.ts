@@ -69,6 +69,8 @@ export class Playout {
   pause(): void { this.#paused = true; }
   resume(nowMs = this.#now()): void { this.#paused = false; this.pump(nowMs); }
   get paused(): boolean { return this.#paused; }
+  /** Frames queued and not paused: agent audio is still going out (an operator's voice is mixed into it). */
+  get sending(): boolean { return this.#queue.length > 0 && !this.#paused; }
 
   /** Called on every tick: sends what the lead allows; reports drained once per burst. */
   pump(nowMs = this.#now()): void {

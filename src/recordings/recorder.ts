@@ -1,7 +1,8 @@
 /**
- * Two-channel call recording (channel 1 caller, channel 2 agent), 8 kHz, indexed by media time (20 ms frame
- * number), streamed to a sink as PCM16 stereo while the call runs. Agent frames are placed where they play;
- * frames discarded by a barge-in `clear` are removed, so the recording holds what the caller heard.
+ * Two-channel call recording (channel 1 caller, channel 2 our side: the agent, and an operator who joined the
+ * call's audio, mixed as the caller heard them), 8 kHz, indexed by media time (20 ms frame number), streamed to a
+ * sink as PCM16 stereo while the call runs. Agent frames are placed where they play; frames discarded by a barge-in
+ * `clear` are removed, so the recording holds what the caller heard.
  *
  * Only the unsettled tail stays in memory (whole calls in memory made GC pauses that landed in turn latency: see
  * bench/README.md). A frame before the caller's current position is final on both channels: agent frames are
@@ -79,6 +80,8 @@ class FrameTrack {
 export class CallRecorder {
   readonly #caller = new FrameTrack();
   readonly #agent = new FrameTrack();
+  /** an operator's voice (src/handoffs/operator_leg.ts): its own track, so a clear of the agent's audio keeps it */
+  readonly #operator = new FrameTrack();
   #dataBytes = 0;
   #finished?: Promise<string>;
 
@@ -97,16 +100,19 @@ export class CallRecorder {
   /** An agent frame scheduled to play at frame index `at` (at or after the caller's current frame). */
   agent(at: number, frame: Int16Array): void { if (!this.#finished) this.#agent.put(at, frame); }
 
+  /** An operator frame sent to the caller to play at frame index `at` (mixed into channel 2). */
+  operator(at: number, frame: Int16Array): void { if (!this.#finished) this.#operator.put(at, frame); }
+
   /** Drops agent frames scheduled at or after `fromFrame` (they were cleared before playing). */
   dropAgentFrom(fromFrame: number): void { this.#agent.dropFrom(fromFrame); }
 
   /** Frames held in memory now (the unsettled tail; bounded whatever the call's length). */
-  get heldFrames(): number { return Math.max(this.#caller.end, this.#agent.end) - this.#settled; }
+  get heldFrames(): number { return Math.max(this.#caller.end, this.#agent.end, this.#operator.end) - this.#settled; }
 
   /** The call is over: the rest goes to the sink, which completes the file. Idempotent. */
   finish(): Promise<string> {
     if (!this.#finished) {
-      const end = Math.max(this.#caller.end, this.#agent.end);
+      const end = Math.max(this.#caller.end, this.#agent.end, this.#operator.end);
       if (end > this.#settled) this.#settle(end);
       this.#finished = this.sink.finish(this.#dataBytes);
     }
@@ -121,6 +127,7 @@ export class CallRecorder {
       const out = new Int16Array(samples * 2);
       this.#interleave(this.#caller, from, frames, out, 0);
       this.#interleave(this.#agent, from, frames, out, 1);
+      if (this.#operator.end > from) this.#interleave(this.#operator, from, frames, out, 1, true);
       const bytes = new Uint8Array(out.buffer);
       if (!LITTLE_ENDIAN) Buffer.from(out.buffer).swap16();
       this.sink.write(bytes);
@@ -128,14 +135,16 @@ export class CallRecorder {
     }
     this.#caller.shift(to);
     this.#agent.shift(to);
+    this.#operator.shift(to);
   }
 
-  /** Into every other sample of `out` (fresh, so zero = silence beyond the track's room). */
-  #interleave(track: FrameTrack, from: number, frames: number, out: Int16Array, channel: number): void {
+  /** Into every other sample of `out` (fresh, so zero = silence beyond the track's room); `mix` adds, clipped. */
+  #interleave(track: FrameTrack, from: number, frames: number, out: Int16Array, channel: number, mix = false): void {
     const i = from - track.base;
     const n = Math.max(0, Math.min(frames, track.written.length - i)) * FRAME;
     const src = track.samples;
     const at = i * FRAME;
-    for (let s = 0; s < n; s++) out[2 * s + channel] = src[at + s];
+    if (!mix) { for (let s = 0; s < n; s++) out[2 * s + channel] = src[at + s]; return; }
+    for (let s = 0; s < n; s++) out[2 * s + channel] = Math.max(-32768, Math.min(32767, out[2 * s + channel] + src[at + s]));
   }
 }

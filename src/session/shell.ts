@@ -19,6 +19,16 @@ import { createSessionState, step } from './machine.js';
 import { heardText, runReply, type ReplyOutcome, type ReplySource } from './reply.js';
 import type { SessionOutputs } from './outputs.js';
 import { HOLD_SCRIPT } from '../handoffs/hold_script.js';
+import { OperatorMix } from '../handoffs/operator_mix.js';
+import { mulawEncode } from '../audio/index.js';
+
+/** An operator's audio on the call (src/handoffs/operator_leg.ts), as the session gives it. */
+export interface OperatorAudioPort {
+  /** one 20 ms PCM16 8 kHz frame of the operator's voice: to the caller (mixed with the agent's audio) and the recording; returns its recording position, ms */
+  speak(pcm: Int16Array): number;
+  /** the operator left the audio */
+  leave(): void;
+}
 
 /** What a caller who pressed the opt-out key hears before the call ends. */
 export const OPT_OUT_FAREWELL = "You won't be called again. Goodbye.";
@@ -85,8 +95,12 @@ export class CallSession {
   /** detector events are handled in order, one batch after the other */
   #turnWall?: TurnWall;
   #untick: () => void;
-  /** recording slot (caller frame index) of the last agent frame sent */
+  /** recording slot (caller frame index) of the last frame sent to the caller (the agent's or an operator's) */
   #agentSlot = -1;
+  /** an operator on the call's audio: hears the caller; their voice is mixed with the agent's */
+  #operator?: { ear: (pcm: Int16Array, atMs: number) => void; mix: OperatorMix };
+  /** the operator frame mixed into the agent frame being sent (recorded with it) */
+  #mixed?: Int16Array;
   readonly #now: () => number;
 
   constructor(private readonly c: SessionConfig, private readonly p: SessionPorts) {
@@ -100,13 +114,25 @@ export class CallSession {
     });
     this.#stt = p.adapters.stt.open({ callId: c.callId, language: c.language, sampleRateHz: 8000 });
     this.#stt.onResult((r) => { if (!r.final && r.text) this.dispatch({ type: 'TranscriptInterim', text: r.text }); });
-    this.playout = new Playout(p.media, {
+    // agent frames carry an operator's waiting voice, when one is on the audio
+    const line = p.media;
+    const sink = {
+      sendMedia: (f: Uint8Array) => {
+        const m = this.#operator?.mix.mixInto(f);
+        this.#mixed = m?.operator;
+        line.sendMedia(m?.frame ?? f);
+      },
+      sendMark: (n: string) => line.sendMark(n), sendClear: () => line.sendClear(),
+      ...(line.batch ? { batch: (send: () => void) => line.batch!(send) } : {}),
+    };
+    this.playout = new Playout(sink, {
       firstFrameSent: (id, at) => { if (this.#reply?.id === id) this.#reply.firstFrameWall = at; },
       // Recorded where the caller hears it: the carrier plays our frames first in, first out, each no earlier than
       // it arrives (the caller frame count now) and no earlier than the previous one ends.
       frameSent: (f) => {
         this.#agentSlot = Math.max(this.ledger.framesIn, this.#agentSlot + 1);
         this.recorder.agent(this.#agentSlot, mulawDecode(f));
+        if (this.#mixed) { this.recorder.operator(this.#agentSlot, this.#mixed); this.#mixed = undefined; }
       },
       drained: () => { if (this.#reply) this.dispatch({ type: 'PlayoutDrained', replyId: this.#reply.id }); },
     }, { timeScale: c.timeScale, clock: this.#now });
@@ -138,6 +164,30 @@ export class CallSession {
   operatorSpoke(text: string): void { this.dispatch({ type: 'OperatorSpoke', text }); }
   /** a transfer to a person with nobody to dial: the caller waits on hold in the handoff queue */
   holdForOperator(): void { this.dispatch({ type: 'HoldRequested' }); }
+  /**
+   * An operator joins the call's audio: `ear` gets each caller frame (and its media time); the port sends the
+   * operator's voice. One operator at a time: a second join replaces the first's ear.
+   */
+  operatorAudio(ear: (pcm: Int16Array, atMs: number) => void): OperatorAudioPort {
+    const op = { ear, mix: new OperatorMix() };
+    this.#operator = op;
+    return {
+      speak: (pcm) => {
+        if (this.#finished || this.#operator !== op) return -1;
+        let at = -1;
+        for (const frame of op.mix.arrive(pcm, this.playout.sending)) {
+          // played after whatever the caller's line holds, as agent frames are
+          this.#agentSlot = Math.max(this.ledger.framesIn, this.#agentSlot + 1);
+          this.recorder.operator(this.#agentSlot, frame);
+          this.p.media.sendMedia(mulawEncode(frame));
+          at = this.#agentSlot * FRAME_MS;
+        }
+        return at < 0 ? Math.max(this.ledger.framesIn, this.#agentSlot + 1) * FRAME_MS : at;
+      },
+      leave: () => { if (this.#operator === op) this.#operator = undefined; },
+    };
+  }
+
   /** an operator has the call now */
   get withOperator(): boolean { return !!this.state.withOperator; }
   /** answering-machine detection said a machine answered */
@@ -156,6 +206,7 @@ export class CallSession {
     const atMs = this.ledger.framesIn * FRAME_MS;
     this.ledger.framesIn++;
     this.recorder.caller(pcm);
+    this.#operator?.ear(pcm, atMs);
     this.#stt.write(pcm, atMs);
     this.p.detector.pushPcm(pcm, this.playout.speaking()).then((evs) => this.#onDetector(evs), () => {});
     this.dispatch({ type: 'MediaAdvanced', mediaMs: atMs + FRAME_MS });

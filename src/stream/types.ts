@@ -3,7 +3,9 @@
  * they are stored first (per-call seq) and then fanned out over the bus to the WebSocket edges.
  */
 export type CallEventInput =
-  | { type: 'transcript'; speaker: 'caller' | 'agent' | 'operator'; text: string; latencyMs: number; partial: boolean }
+  | { type: 'transcript'; speaker: 'caller' | 'agent' | 'operator'; text: string; latencyMs: number; partial: boolean;
+    /** an operator's spoken turn: where it is in the recording (channel 2), ms; text '' when the recogniser made nothing of it */
+    audio?: { offset_ms: number; duration_ms: number } }
   | { type: 'entity'; key: string; value: string }
   | { type: 'escalation'; reason: string }
   | { type: 'status'; status: string; ended_reason?: string | null }

@@ -9,6 +9,8 @@ import { principalOf } from '../auth_middleware.js';
 import { bodyOf, type RouteTable } from '../route_table.js';
 import type { AppDeps } from '../deps.js';
 import { getHandoffSettings, putHandoffSettings } from '../../handoffs/settings.js';
+import { BROWSER_FORMATS } from '../../carriers/browser/index.js';
+import { OPERATOR_TOKEN_TTL_SECONDS } from '../../calls/engine.js';
 
 const ListQuery = z.strictObject({
   handoff_state: z.enum(['waiting', 'with_operator', 'resolved']).optional(),
@@ -20,6 +22,8 @@ const ReplyBody = z.strictObject({ text: z.string().trim().min(1).max(4000) });
 const ResolveBody = z.strictObject({ then: z.enum(['agent', 'close']).default('close') }).default({ then: 'close' });
 const OPERATOR = { kind: 'auth', role: 'operator', apiKey: true } as const;
 const ADMIN = { kind: 'auth', role: 'admin', apiKey: true } as const;
+/** a person with a microphone: a user's JWT, never a service key */
+const OPERATOR_USER = { kind: 'auth', role: 'operator' } as const;
 const SettingsBody = z.strictObject({
   hold_seconds: z.number().int().min(0).max(3600).optional(),
   callback_delay_minutes: z.number().int().min(1).max(10080).optional(),
@@ -73,5 +77,27 @@ export function handoffRoutes(t: RouteTable, deps: AppDeps): void {
       + 'On a call: "agent" gives the call back to the agent; "close" ends it, ended_reason transferred (target operator:<user id>, the handoff times in the webhook).',
     responses: { 200: 'resolved', 409: 'not with an operator, or with another operator' },
     handler: async (req) => h.resolve(principalOf(req), parse(IdParam, req.params, 'params').id, bodyOf(req, ResolveBody).then),
+  });
+  t.add({
+    method: 'post', path: '/handoffs/:id/audio', tag: 'handoffs', auth: OPERATOR_USER,
+    summary: "The accepting operator joins a call's audio from the browser: returns {call_id, media_url, token, token_expires_in, media_formats}. "
+      + 'Open the WebSocket media_url (/v1/media/operator on the instance that runs the call) and send {"event":"start","call_id","token","media_format"} '
+      + 'within token_expires_in seconds; the single-use token travels in start, never in a URL. A user JWT only (no API key): the operator who accepted.',
+    responses: { 200: 'the ticket', 403: 'not the operator who accepted the handoff', 404: 'no such handoff (of this tenant)',
+      409: 'not a call, not with an operator, the call has ended, or the audio is joined already' },
+    handler: async (req) => {
+      const ticket = await h.audio(principalOf(req), parse(IdParam, req.params, 'params').id);
+      return { ...ticket, token_expires_in: OPERATOR_TOKEN_TTL_SECONDS, media_formats: BROWSER_FORMATS };
+    },
+  });
+  t.ws({
+    path: '/media/operator', tag: 'handoffs', auth: { kind: 'public' },
+    summary: "An operator's softphone on a call they took (POST /v1/handoffs/{id}/audio): the browser leg protocol of /v1/media/browser "
+      + '(start with the ticket\'s call_id and token, then the microphone as media; out: started, the caller\'s audio as media, the call\'s live items). '
+      + 'The caller hears the operator (mixed with any agent audio) and so does the recording; each operator turn is transcribed (speaker operator). '
+      + 'Closes 1000 when the operator hands the call back or ends it, or the call ends; 1008 for a token that is not an operator ticket of this call '
+      + '(a caller\'s media token is refused), a used or expired one, or a call this instance does not run, that has no operator, or whose operator '
+      + 'audio is joined already; other codes as /v1/media/browser. Leaving the socket does not end the call: the operator can join again.',
+    handle: (req, socket, head) => deps.callEngine.mediaUpgrade('operator', req, socket, head),
   });
 }

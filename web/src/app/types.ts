@@ -44,7 +44,7 @@ export interface Handoff {
   history?: Array<{ action: string; from_state: string; to_state: string; at: string; by: string }>;
 }
 export interface ConversationView {
-  id: string; state: string; messages: Array<{ id: number; role: string; text: string; at: string }>;
+  id: string; state: string; messages: Array<{ id: number; role: string; text: string; at: string; meta?: { spoken?: boolean } }>;
 }
 
 export interface WebhookDelivery {

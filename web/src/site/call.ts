@@ -28,6 +28,8 @@ export interface CallEvents {
 }
 
 interface Created { call: { id: string }; token: string; media_url: string }
+/** which call a leg joins, its single-use token, and the socket */
+export interface LegTicket { callId: string; token: string; url: string }
 
 /** The player side: where the agent's audio, marks and clears go, and what comes back. */
 interface Player { push(a: Float32Array): void; mark(name: string): void; clear(): void; close(): void }
@@ -45,12 +47,27 @@ export class BrowserCall {
 
   /** Starts a call: the microphone (the browser asks once), the call, its socket. */
   static async start(base: string, events: CallEvents): Promise<BrowserCall> {
+    return BrowserCall.#open(async () => {
+      const created = await publicRequest<Created>(`${base}/browser-calls`, { json: { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } });
+      return { callId: created.call.id, token: created.token, url: `${socketBase(base)}/media/browser` };
+    }, events);
+  }
+
+  /**
+   * Joins a call that already runs, with a leg's ticket (an operator's softphone: POST /v1/handoffs/{id}/audio
+   * gives the socket and the single-use token); the same microphone, player and protocol as a call of our own.
+   */
+  static join(ticket: () => Promise<LegTicket>, events: CallEvents): Promise<BrowserCall> {
+    return BrowserCall.#open(ticket, events);
+  }
+
+  static async #open(ticket: () => Promise<LegTicket>, events: CallEvents): Promise<BrowserCall> {
     if (!navigator.mediaDevices?.getUserMedia) throw new Error('This browser cannot use the microphone here (a secure https:// page is needed).');
     const mic = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true } });
     const ctx = new AudioContext({ sampleRate: CALL_SEND_RATE_HZ });
     try {
-      const created = await publicRequest<Created>(`${base}/browser-calls`, { json: { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } });
-      const ws = new WebSocket(`${socketBase(base)}/media/browser`);
+      const leg = await ticket();
+      const ws = new WebSocket(leg.url);
       let call: BrowserCall | undefined;
       const onMarks = (names: string[]) => { for (const name of names) send(ws, { event: 'mark', name }); };
       const onPlayed = (ms: number) => { if (call) call.playedMs = ms; };
@@ -60,8 +77,8 @@ export class BrowserCall {
         call.level = Math.max(call.level * 0.9, level);
         if (call.#started) send(ws, { event: 'media', payload: base64(pcm) });
       });
-      call = new BrowserCall(created.call.id, ws, ctx, mic, stopCapture, player);
-      call.#wire(created, events);
+      call = new BrowserCall(leg.callId, ws, ctx, mic, stopCapture, player);
+      call.#wire(leg, events);
       await ctx.resume();
       return call;
     } catch (err) {
@@ -73,10 +90,10 @@ export class BrowserCall {
 
   #started = false;
 
-  #wire(created: Created, events: CallEvents): void {
+  #wire(leg: LegTicket, events: CallEvents): void {
     const ws = this.ws;
     // the socket may have opened while the audio nodes were set up; nothing arrives before our start
-    const start = () => send(ws, { event: 'start', call_id: created.call.id, token: created.token, media_format: { encoding: 'pcm16', sample_rate: CALL_SEND_RATE_HZ } });
+    const start = () => send(ws, { event: 'start', call_id: leg.callId, token: leg.token, media_format: { encoding: 'pcm16', sample_rate: CALL_SEND_RATE_HZ } });
     if (ws.readyState === WebSocket.OPEN) start(); else ws.onopen = start;
     ws.onmessage = (ev: MessageEvent<string>) => {
       let m: { event?: string; payload?: string; name?: string; item?: CallItem };

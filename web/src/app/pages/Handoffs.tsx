@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote, Loading, Page } from '../components/Page';
 import { StatusBadge } from '../components/StatusBadge';
+import { Softphone } from '../components/Softphone';
 import { ago, reasonText, since, time } from '../format';
 import { useAction, useApi, useCallNumbers } from '../hooks';
 import { useApp } from '../session';
@@ -101,12 +102,13 @@ function HandoffDetail({ id, who, onChanged }: { id: string; who: (h: Handoff) =
         </div>
       </header>
       <ErrorNote error={action.error ?? conv.error} />
+      {h.call_id && h.handoff_state === 'with_operator' && mine && <Softphone key={id} handoffId={id} />}
       <div class="transcript" role="log" aria-live="polite" aria-label="Conversation" tabIndex={0}>
         <ol class="messages">
           {(conv.data?.messages ?? []).map((m) => (
             <li key={m.id} class={`msg ${m.role}`} data-testid="handoff-message">
               <span class="who">{m.role === 'agent' ? 'Agent (AI)' : m.role === 'caller' ? 'Caller' : m.role === 'operator' ? 'Operator' : m.role} · {time(m.at)}</span>
-              <span class="text">{m.text}</span>
+              <span class="text">{m.text || (m.role === 'operator' && m.meta?.spoken ? <em>(spoken; not transcribed)</em> : '')}</span>
             </li>
           ))}
         </ol>

@@ -1,11 +1,14 @@
 /**
  * An operator's moves on a call reach the instance that runs it: the call waits on hold on A, and the operator
  * accepts, speaks and ends it through B. The caller on A hears the operator and answers; the call ends transferred
- * to the operator, with one call.completed. Needs PostgreSQL and Redis (two instances share storage and the bus).
+ * to the operator, with one call.completed. The operator's audio ticket asked of B names A's socket, where the
+ * call runs. Needs PostgreSQL and Redis (two instances share storage and the bus).
  */
 import t from 'tap';
 import { api, login, startTestServer, waitForCallEnd } from '../helpers/server.js';
 import { completedHooks, HOOK, until } from './call_commands_flows.js';
+import { openLeg } from '../carriers/helpers/browser_leg.js';
+import { callerOnHold, isItem } from '../handoffs/helpers/operator_call.js';
 
 const skip = !process.env.DATABASE_URL || !process.env.REDIS_URL ? 'needs DATABASE_URL and REDIS_URL (instances share storage and the bus)' : '';
 if (skip) t.plan(0, skip);
@@ -50,5 +53,24 @@ async function main() {
     const items = (await a.services.db.query<{ type: string; payload: { target?: string } }>('SELECT type, payload FROM call_events WHERE call_id = $1 ORDER BY seq', [id])).rows;
     t.ok(items.some((i) => i.type === 'transfer' && i.payload.target === `operator:${sub}`), 'transferred to the operator who took it on B');
     t.equal(await completedHooks(a, id), 1, 'one call.completed');
+  });
+
+  t.test("the audio ticket asked of B names A's operator socket; the operator is heard there", async (t) => {
+    const call = await callerOnHold(a.baseUrl, admin, a.services.db);
+    t.ok(a.services.callEngine.runner.live.has(call.id), 'A runs the call');
+    t.equal((await api(b.baseUrl, 'POST', `/handoffs/${call.conv}/accept`, auth)).status, 200, 'accepted on B');
+    const ticket = await api(b.baseUrl, 'POST', `/handoffs/${call.conv}/audio`, auth);
+    t.equal(ticket.status, 200, ticket.body.detail);
+    t.equal(ticket.body.media_url, `${a.baseUrl.replace(/^http/, 'ws')}/media/operator`, "A's own address");
+    const op = await openLeg(ticket.body.media_url);
+    op.send({ event: 'start', call_id: call.id, token: ticket.body.token, media_format: { encoding: 'pcm16', sample_rate: 16_000 } });
+    await op.next((m) => m.event === 'started', 'started on A');
+    op.microphone(16_000, 20);
+    await op.say(new Int16Array(16_000 * 2).map((_, i) => Math.round(8000 * Math.sin(i / 5) * (Math.floor(i / 1600) % 2))));
+    await call.caller.next((m) => isItem(m, 'transcript', 'operator'), "the operator's turn on the call");
+    t.equal((await api(b.baseUrl, 'POST', `/handoffs/${call.conv}/resolve`, { ...auth, body: { then: 'close' } })).status, 200, 'ended on B');
+    t.match(await op.closed, { code: 1000 }, "A closes the operator's leg");
+    const ended = await waitForCallEnd(b.baseUrl, call.id, { authorization: `Bearer ${admin}` });
+    t.match(ended, { status: 'completed', ended_reason: 'transferred' });
   });
 }

@@ -59,6 +59,18 @@ function notBuilt(res: Response, instance: string): void {
 }
 
 /**
+ * Where an operator's softphone connects: the instance that runs the call names its own address
+ * (INSTANCE_PUBLIC_URL, `{port}` in its host meaning any port of that host).
+ */
+function instanceSockets(instanceUrl: string | undefined): string[] {
+  if (!instanceUrl) return [];
+  const anyPort = /^[a-z]+:\/\/[^/]*\{port\}/i.test(instanceUrl);
+  const u = new URL(instanceUrl.replaceAll('{port}', '1'));
+  const ws = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  return [anyPort ? `${ws}//${u.hostname}:*` : `${ws}//${u.host}`];
+}
+
+/**
  * Pages run only their own bundled scripts; they may talk to this origin and the configured API bases (HTTP
  * and WebSocket), play recordings from them and reply audio from blob: URLs, and use the microphone here only.
  */
@@ -67,7 +79,7 @@ function pageHeaders(config: Config): Record<string, string> {
     .filter((u): u is string => !!u)
     .map((u) => new URL(u).origin);
   const unique = [...new Set(apiOrigins)];
-  const connect = ["'self'", ...unique, ...unique.map((o) => o.replace(/^http/, 'ws'))].join(' ');
+  const connect = ["'self'", ...unique, ...unique.map((o) => o.replace(/^http/, 'ws')), ...instanceSockets(config.INSTANCE_PUBLIC_URL)].join(' ');
   const media = ["'self'", 'blob:', ...unique].join(' ');
   const csp = [
     "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", `connect-src ${connect}`,

@@ -18,7 +18,8 @@ import { ensureWebBuild } from './helpers/browser.js';
 t.setTimeout(300_000);
 
 ensureWebBuild();
-const srv = await startTestServer({ env: { PUBLIC_VOICE_API_ENDPOINT: 'https://api.example.com/v1/', SERVICE_API_BASE: 'https://ops.example.com/v1' } });
+const srv = await startTestServer({ env: { PUBLIC_VOICE_API_ENDPOINT: 'https://api.example.com/v1/', SERVICE_API_BASE: 'https://ops.example.com/v1',
+  INSTANCE_PUBLIC_URL: 'https://voice.example.com/i/a/v1' } });
 t.teardown(() => srv.close());
 const origin = srv.baseUrl.replace(/\/v1$/, '');
 
@@ -35,6 +36,7 @@ t.test('the site and every app path answer their page, with security headers', a
   const csp = site.headers.get('content-security-policy') ?? '';
   t.match(csp, /script-src 'self'(;|$)/, 'only our own scripts');
   t.match(csp, /connect-src 'self' https:\/\/api\.example\.com https:\/\/ops\.example\.com wss:\/\/api\.example\.com wss:\/\/ops\.example\.com/, 'the configured API origins, HTTP and WebSocket');
+  t.match(csp, /connect-src [^;]* wss:\/\/voice\.example\.com(;| )/, "this instance's own address: an operator's softphone connects there");
   t.match(csp, /media-src 'self' blob:/);
   t.match(csp, /frame-ancestors 'none'/);
   t.equal(site.headers.get('x-content-type-options'), 'nosniff');

@@ -10,6 +10,9 @@ import { completedHooks, HOOK, until } from './call_commands_flows.js';
 import { openLeg } from '../carriers/helpers/browser_leg.js';
 import { callerOnHold, isItem } from '../handoffs/helpers/operator_call.js';
 
+// two instances and a real-time call: more than the suite's per-file limit on a busy machine
+t.setTimeout(300_000);
+
 const skip = !process.env.DATABASE_URL || !process.env.REDIS_URL ? 'needs DATABASE_URL and REDIS_URL (instances share storage and the bus)' : '';
 if (skip) t.plan(0, skip);
 else await main();

@@ -5,6 +5,7 @@
  * recording), and handing back closes the operator's leg while the agent speaks again. Then who may join: the
  * ticket route's auth and states, and the socket's refusals.
  */
+import { PassThrough } from 'node:stream';
 import t from 'tap';
 import { api, API_KEY, login, startTestServer, waitForCallEnd } from '../helpers/server.js';
 import { makeTenant } from '../helpers/tenants.js';
@@ -13,7 +14,15 @@ import { waitFor } from '../providers/live_env.js';
 import { openLeg } from '../carriers/helpers/browser_leg.js';
 import { callerOnHold, heardBy, isItem, recordingChannels, rms, span, speechLike, utterance } from './helpers/operator_call.js';
 
-const srv = await startTestServer({ env: { SIM_TIME_SCALE: '1' } });
+// real-time calls (the operator's voice is real speech at its own pace): more than the suite's per-file limit on a busy machine
+t.setTimeout(300_000);
+
+const logLines: string[] = [];
+const logSink = new PassThrough();
+logSink.on('data', (c: Buffer) => logLines.push(c.toString()));
+const srv = await startTestServer({ env: { SIM_TIME_SCALE: '1', LOG_LEVEL: 'debug' }, logStream: logSink });
+/** every operator ticket handed out: none may reach the log */
+const tickets: string[] = [];
 t.teardown(() => srv.close());
 const b = srv.baseUrl;
 const admin = await login(b);
@@ -28,6 +37,7 @@ t.test('the operator is heard by the caller and recorded; the operator hears the
   t.equal((await api(b, 'POST', `/handoffs/${call.conv}/accept`, { token: admin })).status, 200);
   const ticket = await api(b, 'POST', `/handoffs/${call.conv}/audio`, { token: admin });
   t.equal(ticket.status, 200, ticket.body.detail);
+  tickets.push(ticket.body.token);
   t.match(ticket.body, { call_id: call.id, media_url: /^ws:\/\/127\.0\.0\.1:\d+\/v1\/media\/operator$/, token: /^\d+\.[\w-]+\.[\w-]+$/, token_expires_in: 60 });
   const op = await openLeg(ticket.body.media_url);
   op.send(startMsg(call.id, ticket.body.token));
@@ -80,6 +90,7 @@ t.test('who may join a call\'s audio, and when', async (t) => {
 
   // the socket: only an operator ticket of this call, once
   const ticket = (await audio(admin)).body;
+  tickets.push(ticket.token);
   const callerTicket = await api(b, 'POST', '/browser-calls', { token: admin, body: {} });
   let leg = await openLeg(ticket.media_url);
   leg.send(startMsg(callerTicket.body.call.id, callerTicket.body.token));
@@ -99,6 +110,7 @@ t.test('who may join a call\'s audio, and when', async (t) => {
   leg.ws.close();
   await leg.closed;
   const rejoin = await waitFor('a new ticket', async () => { const r = await audio(admin); return r.status === 200 ? r.body : undefined; });
+  tickets.push(rejoin.token);
   t.match((await api(b, 'GET', `/calls/${call.id}`, { token: admin })).body, { status: 'in_progress' });
 
   // the call ends: no ticket, and one issued before cannot join
@@ -108,4 +120,10 @@ t.test('who may join a call\'s audio, and when', async (t) => {
   leg = await openLeg(rejoin.media_url);
   leg.send(startMsg(call.id, rejoin.token));
   t.match(await leg.closed, { code: 1008, reason: 'unknown call' }, 'a ticket of an ended call');
+});
+
+t.test('no operator ticket is ever logged', async (t) => {
+  const log = logLines.join('');
+  t.ok(log.includes('media/operator') || log.length > 1000, 'the log was captured');
+  t.ok(tickets.length >= 3 && tickets.every((x) => !log.includes(x) && !log.includes(x.split('.')[2])), `none of ${tickets.length} tickets`);
 });

@@ -43,6 +43,15 @@ export function superviseInstances(log: Parameters<typeof startCluster>[1], env:
 }
 
 /**
+ * What a person reads at start-up (progress and the banner) is printed once, by the first service process, with how
+ * many there are; the others print only their JSON log lines. Outside a cluster: printed, no count.
+ */
+export function startupPrinter(env: Record<string, string | undefined> = process.env): { print: boolean; processes?: number } {
+  if (!cluster.isWorker) return { print: true };
+  return { print: cluster.worker?.id === 1, processes: instancesWanted(env.INSTANCES) };
+}
+
+/**
  * In the primary with INSTANCES asking for several: forks the workers, supervises them and resolves true (the
  * caller must not start a server itself). In a worker, or without INSTANCES: resolves false.
  */

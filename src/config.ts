@@ -35,6 +35,8 @@ const schema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   /** PGlite data directory; "memory" keeps the embedded database in memory (tests). */
   DATA_DIR: z.string().min(1).default('./data'),
+  /** where call recordings are written and read; several instances share one folder (a shared volume) so any serves a link */
+  RECORDINGS_DIR: z.string().min(1).optional(),
   DB_POOL_MAX: intFrom(1, 200).default(10),
   /**
    * the embedded database's buffer pool, MB: PostgreSQL's default (128) held ~100 MB more resident memory for an

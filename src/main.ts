@@ -9,7 +9,7 @@ import { startServer } from './server.js';
 import { DataDirLockedError } from './db/data_dir_lock.js';
 import { bannerLines, progressLine } from './startup/banner.js';
 import { derivedProviders } from './integrations.js';
-import { listenAsThisInstance, superviseInstances } from './cluster.js';
+import { listenAsThisInstance, startupPrinter, superviseInstances } from './cluster.js';
 
 let config;
 try {
@@ -30,10 +30,12 @@ if (!config.SERVICE_JWT_SECRET) {
     ? 'SERVICE_JWT_SECRET is not set and DATA_DIR=memory: using a random per-process secret (tokens die with the process)'
     : `SERVICE_JWT_SECRET is not set: using the secret kept in ${config.DATA_DIR}/service_secret (set it when several instances share tokens)`);
 }
+const printer = startupPrinter();
+const print = (lines: string) => { if (printer.print) process.stdout.write(`${lines}\n`); };
 let server;
 try {
   // process.uptime(): from the process's own start, so the figures include loading the code
-  server = await startServer(config, { log, progress: (step) => process.stdout.write(`${progressLine(step, process.uptime() * 1000)}\n`) });
+  server = await startServer(config, { log, progress: (step) => print(progressLine(step, process.uptime() * 1000)) });
   await listenAsThisInstance(server, config); // a process of INSTANCES: its own address for media sockets
 } catch (err) {
   if (err instanceof DataDirLockedError) {
@@ -44,7 +46,8 @@ try {
   throw err;
 }
 log.info({ baseUrl: server.baseUrl, mode: config.SERVICE_MODE, storage: server.services.db.kind, bus: server.services.bus.kind }, 'voicecall listening');
-process.stdout.write(`${bannerLines(config, { port: server.port, storage: server.services.db.kind, bus: server.services.bus.kind, derived: derivedProviders(config) }, process.uptime() * 1000).join('\n')}\n`);
+print(bannerLines(config, { port: server.port, storage: server.services.db.kind, bus: server.services.bus.kind, derived: derivedProviders(config),
+  processes: printer.processes }, process.uptime() * 1000).join('\n'));
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

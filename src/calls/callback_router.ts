@@ -13,6 +13,8 @@ import { ACTIVE_STATUSES } from './types.js';
 
 /** The carriers' own names for their id of the call, in their callbacks' fields. */
 const CARRIER_ID_FIELDS = ['CallSid', 'CallUUID', 'RequestUUID'] as const;
+/** Our call id: our own status URLs carry `call_id`; Exotel's applets echo the Connect request's `CustomField`. */
+const CALL_ID_FIELDS = ['call_id', 'CustomField'] as const;
 
 /** A CarrierRequest as JSON on the bus (the raw body as base64: signatures are computed over it). */
 interface WireRequest { method: string; url: string; headers: CarrierRequest['headers']; body: string; params: Record<string, string> }
@@ -40,8 +42,11 @@ export class CallbackRouter {
 
   /** The live call the callback is about, when another instance runs it. */
   async #ownedElsewhere(req: CarrierRequest): Promise<{ id: string; tenant_id: string } | undefined> {
-    const callId = req.params.call_id || new URL(req.url).searchParams.get('call_id') || '';
-    const carrierIds = CARRIER_ID_FIELDS.map((f) => req.params[f]).filter((x): x is string => Boolean(x));
+    // a GET (Exotel's applets) names the call in its query, a POST in its form
+    const query = new URL(req.url).searchParams;
+    const field = (f: string) => req.params[f] || query.get(f) || '';
+    const callId = CALL_ID_FIELDS.map(field).find(Boolean) ?? '';
+    const carrierIds = CARRIER_ID_FIELDS.map(field).filter(Boolean);
     if (callId && this.o.runner.live.has(callId)) return undefined;
     if (!callId && !carrierIds.length) return undefined;
     if (!callId && [...this.o.runner.live.values()].some((l) => l.row.carrier_call_id && carrierIds.includes(l.row.carrier_call_id))) return undefined;

@@ -123,7 +123,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   const deliverer = new WebhookDeliverer({ outbox, secrets, log, baseDelayMs: config.WEBHOOK_RETRY_BASE_MS, pollMs: config.WEBHOOK_POLL_MS,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS, policy: AddressPolicy.fromList(config.WEBHOOK_ALLOWED_CIDRS) });
   const ticker = sharedTicker(tickerPeriodFor(config.SIM_TIME_SCALE));
-  const store = new RecordingStore(config.DATA_DIR);
+  const store = new RecordingStore(config.DATA_DIR, config.RECORDINGS_DIR);
   let runner!: CallRunner;
   const onStream = (callId: string, s: Parameters<CallRunner['attachStream']>[1]) => runner.attachStream(callId, s);
   /** a call to one of our numbers: stored (or refused), then run answered; the carrier streams it with these parameters */

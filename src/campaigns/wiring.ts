@@ -23,7 +23,7 @@ export interface OpsServices {
 }
 
 export function buildOpsServices(config: Config, db: Db, log: Logger, ports: OpsPorts): OpsServices {
-  const privacy = new PrivacyService({ db, log, defaultRetentionDays: config.PRIVACY_RETENTION_DEFAULT_DAYS, recordings: new RecordingStore(config.DATA_DIR) });
+  const privacy = new PrivacyService({ db, log, defaultRetentionDays: config.PRIVACY_RETENTION_DEFAULT_DAYS, recordings: new RecordingStore(config.DATA_DIR, config.RECORDINGS_DIR) });
   privacy.startSchedule(config.PRIVACY_EXPIRE_INTERVAL_MS);
   // every campaign dial passes the DND/consent/calling-hours gate unless a test injects its own
   const campaigns = new CampaignService({

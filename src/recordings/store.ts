@@ -1,5 +1,6 @@
 /**
- * Where recordings live: DATA_DIR/recordings/<call_id>.wav, or a per-process temp dir when DATA_DIR=memory.
+ * Where recordings live: RECORDINGS_DIR/<call_id>.wav, else DATA_DIR/recordings, or a per-process temp dir when
+ * DATA_DIR=memory.
  * A call's recording is written while the call runs (src/recordings/recorder.ts streams blocks of samples):
  * the file starts with a placeholder header, and finish() patches in the sizes once the length is known.
  */
@@ -15,8 +16,8 @@ const CALL_ID = /^call_[0-9a-f]{24}$/;
 export class RecordingStore {
   readonly dir: string;
   #dirMade = false;
-  constructor(dataDir: string) {
-    this.dir = dataDir === 'memory' ? join(tmpdir(), `vcs-recordings-${process.pid}`) : join(dataDir, 'recordings');
+  constructor(dataDir: string, recordingsDir?: string) {
+    this.dir = recordingsDir ?? (dataDir === 'memory' ? join(tmpdir(), `vcs-recordings-${process.pid}`) : join(dataDir, 'recordings'));
   }
 
   /** Where a call's recording is (or would be) written. */

@@ -14,6 +14,8 @@ export interface BannerFacts {
   bus: 'redis' | 'memory' | string;
   /** one line per provider slot chosen from its keys (src/integrations.ts), e.g. "dialog_model: openai (OPENAI_API_KEY is set)" */
   derived?: string[];
+  /** INSTANCES: how many service processes share the port (the first of them prints this banner) */
+  processes?: number;
 }
 
 /** "voicecall: <step> …", with the seconds since start-up began. */
@@ -53,6 +55,7 @@ export function bannerLines(config: Config, facts: BannerFacts, startedInMs: num
     `  mode      ${mode}`,
     `  data      ${data}; bus ${facts.bus === 'redis' ? 'Redis' : 'in-process'}`,
   ];
+  if (facts.processes) lines.push(`  processes ${facts.processes} service processes share port ${facts.port} (INSTANCES)`);
   for (const d of facts.derived ?? []) lines.push(`  provider  ${d}`);
   lines.push('  stop      Ctrl+C');
   return lines;

@@ -51,6 +51,9 @@ t.test('INSTANCES=2 on PostgreSQL and Redis: two instances on one port; SIGTERM 
   while (listening().length < 2 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
   const lines = listening();
   t.equal(lines.length, 2, 'two service processes started');
+  while (!/share port/.test(output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  t.equal(output().split('\n').filter((l) => l.startsWith('voicecall: ready in')).length, 1, 'one banner for a person, not one per process');
+  t.match(output(), /processes 2 service processes share port \d+ \(INSTANCES\)/);
   t.equal(new URL(lines[0].baseUrl).port, new URL(lines[1].baseUrl).port, 'on one port');
   t.equal((await fetch(`${lines[0].baseUrl}/health`)).status, 200);
   const client = new pg.Client({ connectionString: db });

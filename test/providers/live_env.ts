@@ -40,14 +40,14 @@ export const calleeGreeting = (corpus = 'd02_white_snr20.wav', seconds = 3): Uin
 export const calleeAnswer = (words = 'yes I am interested'): Uint8Array =>
   Buffer.concat([...simVoiceMulawFrames(words, { voice: 'callee' }).map((f) => Buffer.from(f)), Buffer.alloc(1600, 0xff)]);
 
-export async function startLiveService(env: Record<string, string>) {
+export async function startLiveService(env: Record<string, string>, o: { databaseUrl?: string } = {}) {
   const speech = await startAdapterServer({ stt: new SimStt(), tts: new SimTts() });
   const port = await freePort();
   const srv = await startTestServer({ env: {
     SERVICE_MODE: 'live', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}/v1`,
     ADAPTER_STT_URL: speech.address, ADAPTER_TTS_URL: speech.address, RING_TIMEOUT_SECONDS: '5',
     WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', ...env,
-  } });
+  }, databaseUrl: o.databaseUrl });
   return { srv, close: async () => { await srv.close(); speech.close(); } };
 }
 

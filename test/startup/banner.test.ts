@@ -65,6 +65,12 @@ t.test('a listener on every address is shown as 127.0.0.1', async (t) => {
   t.match(text, /data +\/.*data +\(embedded PGlite\)/);
 });
 
+t.test('several processes (INSTANCES): the banner says how many share the port; one process says nothing of it', async (t) => {
+  const config = loadConfig({});
+  t.match(bannerLines(config, { port: 8787, storage: 'pg', bus: 'redis', processes: 4 }, 10).join('\n'), /processes 4 service processes share port 8787 \(INSTANCES\)/);
+  t.notMatch(bannerLines(config, { port: 8787, storage: 'pg', bus: 'redis' }, 10).join('\n'), /processes/);
+});
+
 t.test('a provider chosen from the keys is said at start-up', async (t) => {
   const { derivedProviders } = await import('../../src/integrations.js');
   const config = loadConfig({ SERVICE_MODE: 'live', SERVICE_JWT_SECRET: 'x'.repeat(32), SERVICE_DEV_PASSWORD: 'a-real-password', SERVICE_API_KEY: 'k'.repeat(20),

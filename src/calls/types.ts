@@ -147,6 +147,8 @@ export interface CallRecord {
   carrier_status: string | null;
   /** a few sentences on the call (who, what they want, budget, next step, open questions); null until it ends */
   summary: string | null;
+  /** who wrote the summary: the dialog model, or built from the extracted fields (also the model's fallback); null without one */
+  summary_source: 'model' | 'fields' | null;
   /** set when the call was marked transactional (null otherwise) */
   compliance?: CallCompliance | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;

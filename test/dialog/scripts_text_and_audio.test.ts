@@ -13,6 +13,8 @@ import { api, login, startTestServer } from '../helpers/server.js';
 import { CALLER_SCRIPTS, SCRIPT_KNOWLEDGE, type CallerScript } from './helpers/caller_scripts.js';
 
 // recognition takes seconds of CPU on a busy machine: a deadline for the grammar, not for a provider
+// speech synthesis and recognition of ~40 turns: more than the suite's per-file limit on a busy machine
+t.setTimeout(600_000);
 const srv = await startTestServer({ env: { ADAPTER_TIMEOUT_MS: '60000' } });
 t.teardown(async () => { await srv.close(); await closeSpeechPool(); });
 const b = srv.baseUrl;

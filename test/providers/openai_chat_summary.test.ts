@@ -13,6 +13,8 @@ import { summaryMessages, tidySummary, SUMMARY_MAX_CHARS } from '../../src/provi
 import { writeSummary } from '../../src/dialog/summary.js';
 import { AdapterError } from '../../src/adapters/types.js';
 
+// six simulated calls and two conversations: more than the suite's per-file limit on a busy machine
+t.setTimeout(300_000);
 const SUMMARY_TIMEOUT_MS = 800;
 const fake = await startFakeChat();
 t.teardown(() => fake.close());

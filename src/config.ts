@@ -95,6 +95,8 @@ const schema = z.object({
   DB_OUTAGE_BUFFER_WRITES: intFrom(0, 1_000_000).default(10_000),
   /** default deadline of an adapter call (dialog turn, TTS stream, STT finalize, hang-up), ms */
   ADAPTER_TIMEOUT_MS: intFrom(10, 120_000).default(3000),
+  /** the longest wait for a dialog model's post-call summary before the one built from the fields is stored, ms */
+  SUMMARY_TIMEOUT_MS: intFrom(100, 60_000).default(5000),
   /** 'whole' synthesises a reply only once the model finished it: only to measure what sentence streaming saves */
   REPLY_MODE: z.enum(['streamed', 'whole']).default('streamed'),
   // Privacy, KPIs, campaigns, inbound webhooks.

@@ -109,7 +109,7 @@ export async function buildServices(config: Config, opts: BuildOptions = {}): Pr
     const conversations = new DemoConversations({
       db, adapters, audio: () => audio, agents: repos.agents, ttlSeconds: config.DEMO_CONVERSATION_TTL_SECONDS,
       maxAudioSeconds: config.AUDIO_MAX_SECONDS, maxAudioBytes: config.AUDIO_BODY_LIMIT_BYTES,
-      demoTenantId: config.DEMO_TENANT_ID === 'none' ? null : config.DEMO_TENANT_ID,
+      summaryTimeoutMs: config.SUMMARY_TIMEOUT_MS, demoTenantId: config.DEMO_TENANT_ID === 'none' ? null : config.DEMO_TENANT_ID,
     });
     closers.unshift(() => conversations.close());
     let closed = false;

@@ -47,6 +47,10 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
       // runTool passes through: a model that needs a tool's result runs it within the turn
       return streamWithDeadline('dialog', opts, (signal) => d.turn(req, { signal, timeoutMs: opts.timeoutMs, ...(o?.runTool ? { runTool: o.runTool } : {}) }));
     },
+    // kept when the model has it: the post-call summary is then the model's (whole call under one deadline)
+    ...(d?.summarize ? {
+      summarize: (req, o) => { const opts = withTimeout(o, ms); return withDeadline('dialog', opts, (signal) => d.summarize!(req, { signal, timeoutMs: opts.timeoutMs })); },
+    } satisfies Pick<DialogAdapter, 'summarize'> : {}),
   };
   const tts: TextToSpeechAdapter = {
     synthesize: (req, o) => { const opts = withTimeout(o, ms); return streamWithDeadline('tts', opts, (signal) => t.synthesize(req, { signal, timeoutMs: opts.timeoutMs })); },

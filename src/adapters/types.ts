@@ -180,6 +180,23 @@ export interface DialogAdapter {
    * fine too), extracted entities, tool calls, escalation, end.
    */
   turn(req: DialogTurnRequest, opts?: DialogTurnOptions): AsyncIterable<DialogEvent>;
+  /**
+   * The post-call summary in a few sentences, written by a model (optional: the scripted engine has none, and the
+   * summary is then built from the extracted fields). Rejects on failure; the caller falls back to the fields.
+   */
+  summarize?(req: DialogSummaryRequest, opts?: AdapterCallOptions): Promise<string>;
+}
+
+/** What a model needs to summarise a finished call or conversation. */
+export interface DialogSummaryRequest {
+  agent: { role: string; language: string };
+  context: Record<string, string>;
+  history: DialogMessage[];
+  extracted: Record<string, string | number>;
+  /** how it ended (a call's ended_reason, a conversation's ending), null if not known */
+  endedReason: string | null;
+  /** the summary built from the fields: what the model checks its own against (booked or not, next step) */
+  fromFields: string;
 }
 
 // ---------- text-to-speech ----------

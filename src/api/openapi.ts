@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { roleLabel, type RouteTable } from './route_table.js';
 import { accepts } from './auth_middleware.js';
+import { ENDED_REASON_DESCRIPTIONS, ENDED_REASONS } from '../calls/ended_reasons.js';
 
 const toOpenApiPath = (p: string) => '/v1' + p.replace(/:([A-Za-z_]+)/g, '{$1}');
 
@@ -52,6 +53,12 @@ export function buildOpenApi(t: RouteTable, info: { version: string; serverUrl: 
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
       },
       schemas: {
+        // every ended_reason a call can end with (src/calls/ended_reasons.ts), each with what it means
+        EndedReason: {
+          type: 'string', enum: ENDED_REASONS, 'x-enum-descriptions': ENDED_REASON_DESCRIPTIONS,
+          description: `Why a call ended (ended_reason on GET /v1/calls/{id}, in call.completed and on the live stream's status items; null while it runs):\n${
+            ENDED_REASONS.map((r) => `- ${r}: ${ENDED_REASON_DESCRIPTIONS[r]}`).join('\n')}`,
+        },
         Problem: {
           type: 'object', required: ['type', 'title', 'status', 'code', 'detail'],
           properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, code: { type: 'string' }, detail: { type: 'string' }, instance: { type: 'string' }, fields: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } } },

@@ -160,7 +160,7 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
   const browserLimits = new Map<string, NodeJS.Timeout>();
   runner = new CallRunner({ db, log, adapters, tools: d.tools, pool, events: items, calls, outbox,
     onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
-    timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
+    timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, summaryTimeoutMs: config.SUMMARY_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
     operatorTicket: (id) => ({ token: operatorCapabilities.issue(id, Date.now(), OPERATOR_TOKEN_TTL_SECONDS), media_url: mediaUrlOf(instanceBaseUrl(), 'operator') }),
     humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000 });
   calls.attachRunner(runner);

@@ -7,6 +7,7 @@
 import type { Db, Queryable } from '../db/db.js';
 import type { AgentSnapshot, CallDirection, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES } from './types.js';
+import type { SummarySource } from '../dialog/summary.js';
 
 export interface CallRow {
   id: string; tenant_id: string; agent_id: string | null; agent: AgentSnapshot; to_number: string; language: string;
@@ -19,6 +20,8 @@ export interface CallRow {
   disclosure_delivered_at: Date | string | null;
   /** written when the call ends (migration 062); absent on rows read before it */
   summary?: string | null;
+  /** who wrote it, model or fields (migration 076) */
+  summary_source?: string | null;
   /** outbound or inbound; to_number is the lead's number either way (the callee, or the caller), line_number ours */
   direction?: CallDirection; line_number?: string | null;
 }
@@ -37,7 +40,7 @@ export function toRecord(row: CallRow, recordingUrl: (id: string) => string | nu
     actions_triggered: row.actions_triggered, human_escalation: row.human_escalation,
     recording_url: row.recording_path ? recordingUrl(row.id) : null,
     disclosure_delivered_at: iso(row.disclosure_delivered_at ?? null), carrier_status: row.carrier_status ?? null,
-    summary: row.summary ?? null,
+    summary: row.summary ?? null, summary_source: row.summary ? (row.summary_source === 'model' ? 'model' : 'fields') : null,
   };
 }
 
@@ -146,14 +149,14 @@ export class CallRepo {
 
   async saveOutcome(tenantId: string, id: string, o: {
     metrics: CallMetrics; extracted: Record<string, string | number>; actions: Array<{ type: string; status: string }>;
-    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null; summary?: string | null;
+    humanEscalation: boolean; recordingPath: string | null; disclosureDeliveredAt: Date | null; summary?: string | null; summarySource?: SummarySource | null;
   }): Promise<void> {
     await this.db.query(
       `UPDATE calls SET metrics = $3::jsonb, extracted_data = $4::jsonb, actions_triggered = $5::jsonb,
-         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, summary = $9, updated_at = now()
+         human_escalation = human_escalation OR $6, recording_path = $7, disclosure_delivered_at = $8, summary = $9, summary_source = $10, updated_at = now()
        WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath,
-        o.disclosureDeliveredAt, o.summary ?? null]);
+        o.disclosureDeliveredAt, o.summary ?? null, o.summary ? o.summarySource ?? 'fields' : null]);
   }
 
   /** What the carrier said of the call (its status, error code, hang-up cause). */

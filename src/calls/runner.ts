@@ -6,7 +6,7 @@
  * item is announced and onCallEnded told.
  */
 import { scheduleCallback } from '../leads/callback.js';
-import { summaryOf } from '../dialog/summary.js';
+import { writeSummary } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
 import { dtmfFrames } from '../carriers/dtmf.js';
@@ -40,6 +40,8 @@ export interface RunnerDeps {
   db: Db; log: Logger; adapters: AdapterSet; tools: ToolRunner; pool: AudioPool; events: CallEventSink; calls: CallService;
   outbox: WebhookOutbox; onEnqueued: () => void; store: RecordingStore; ticker: Ticker; recordingUrl: (id: string) => string;
   mediaUrl: () => string; timeScale: number; adapterTimeoutMs: number; replyMode?: 'streamed' | 'whole';
+  /** the longest wait for a model's post-call summary (SUMMARY_TIMEOUT_MS) */
+  summaryTimeoutMs?: number;
   /** the call's single-use media capability, sent to the carrier as a stream parameter (src/auth/call_capability.ts) */
   streamToken: (callId: string) => string;
   /** an operator's ticket to a call's audio: this instance's operator socket and a single-use capability for the call */
@@ -376,10 +378,14 @@ export class CallRunner implements CallRunnerPort {
       return null;
     }) : null;
     if (ledger) {
-      const summary = summaryOf({ extracted: ledger.extracted, endedReason: reason, humanEscalation: ledger.humanEscalation,
-        booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)) });
+      // the model's summary when the dialog writes one (within SUMMARY_TIMEOUT_MS), else the fields'
+      const { summary, source } = await writeSummary(this.d.adapters.dialog, {
+        extracted: ledger.extracted, endedReason: reason, humanEscalation: ledger.humanEscalation,
+        booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)),
+        agent: { role: row.agent.role, language: row.language }, context: row.context, history: ledger.history,
+      }, { timeoutMs: this.d.summaryTimeoutMs, onError: (err) => this.d.log.warn({ err, call_id: row.id }, 'model summary not written: the fields\' summary stands') });
       await keep(() => this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
-        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary }));
+        actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary, summarySource: source }));
     }
     if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
     // the callee asked to be called back: the lead gets a call job due then (the dialog kept it inside calling hours)

@@ -196,7 +196,7 @@ export class CallService {
       conversation_id: out.o_conversation_id, lead_id: input.lead_id ?? null, campaign_id: input.campaign_id ?? null,
       carrier_call_id: null, instance_id: this.o.instanceId, scenario: input.scenario ?? null, created_at: out.o_created_at!,
       answered_at: null, ended_at: null, duration_seconds: null, metrics: null, extracted_data: null, actions_triggered: null,
-      human_escalation: false, recording_path: null, carrier_status: null, disclosure_delivered_at: null, summary: null,
+      human_escalation: false, recording_path: null, carrier_status: null, disclosure_delivered_at: null, summary: null, summary_source: null,
     };
     return row;
   }

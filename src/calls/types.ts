@@ -103,15 +103,8 @@ export interface TurnLatency {
 
 export type CallDirection = 'outbound' | 'inbound';
 
-/**
- * Why a call ended (`ended_reason`). escalated: the caller asked for a person and the tenant has no hold
- * (hold_seconds 0); escalation_unanswered: the caller waited on hold and nobody accepted within the tenant's hold time
- * (a call-back was offered); transferred: to a number, or taken by an operator.
- */
-export const ENDED_REASONS = ['completed', 'caller_hangup', 'media_closed', 'media_timeout', 'voicemail', 'escalated', 'escalation_unanswered',
-  'transferred', 'hangup_api', 'adapter_failure', 'no_answer', 'busy', 'carrier_failed', 'carrier_error', 'server_shutdown', 'instance_lost',
-  'erased', 'opted_out', 'caller_declined', 'wrong_number', 'callback_requested', 'caller_keypad', 'no_response', 'max_duration'] as const;
-export type EndedReason = typeof ENDED_REASONS[number];
+/** Why a call ended (`ended_reason`): the list and what each means are in ended_reasons.ts. */
+export { ENDED_REASONS, ENDED_REASON_DESCRIPTIONS, type EndedReason } from './ended_reasons.js';
 
 export interface CallRecord {
   id: string;
@@ -147,6 +140,8 @@ export interface CallRecord {
   carrier_status: string | null;
   /** a few sentences on the call (who, what they want, budget, next step, open questions); null until it ends */
   summary: string | null;
+  /** who wrote the summary: the dialog model, or built from the extracted fields (also the model's fallback); null without one */
+  summary_source: 'model' | 'fields' | null;
   /** set when the call was marked transactional (null otherwise) */
   compliance?: CallCompliance | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;

@@ -21,6 +21,7 @@ import { AdapterError, type AdapterRuntime, type DialogEvent, type ListenHint } 
 import { DEFAULT_AGENT, type AgentRepo, type ScriptedAgent } from '../repos/agents.js';
 import { ConversationRepo, type Conversation, type Message } from '../repos/conversations.js';
 import { WavWorker } from './wav_worker.js';
+import { summaryOf, writeSummary, type SummarySource } from '../dialog/summary.js';
 import { visitorTurn } from '../handoffs/visitor.js';
 
 export interface TurnReply {
@@ -77,6 +78,8 @@ export class DemoConversations {
   constructor(private readonly o: {
     db: Db; adapters: AdapterRuntime; audio: () => AudioPool | undefined; agents: AgentRepo;
     ttlSeconds: number; maxAudioSeconds: number; maxAudioBytes: number;
+    /** the longest wait for a model's summary when the agent ends a conversation (SUMMARY_TIMEOUT_MS) */
+    summaryTimeoutMs?: number;
     /** the tenant an anonymous conversation is handed to when the visitor asks for a human; null: none */
     demoTenantId?: string | null;
   }) {
@@ -153,13 +156,36 @@ export class DemoConversations {
     };
   }
 
-  async view(tenantId: string | null, id: string): Promise<Conversation & { messages: Message[] }> {
+  async view(tenantId: string | null, id: string): Promise<Conversation & ConversationSummary & { messages: Message[] }> {
     const c = await this.open(tenantId, id);
+    const messages = await this.repo.messages(id);
     // an anonymous visitor reading a conversation handed to the demo tenant is not told that tenant's id, nor the operator's
-    return { ...c, ...(tenantId === null ? { tenant_id: null, accepted_by: null } : {}), messages: await this.repo.messages(id) };
+    return { ...c, ...(tenantId === null ? { tenant_id: null, accepted_by: null } : {}), ...await this.#summaryOf(c, messages), messages };
   }
 
   async close(): Promise<void> { await this.#wav.close(); }
+
+  /**
+   * A closed conversation's summary. The agent's ending writes it (#summarise); one an operator closed gets the
+   * fields' summary the first time it is read (the handoff's close is not the demo loop's to hook).
+   */
+  async #summaryOf(c: Conversation, messages: Message[]): Promise<ConversationSummary> {
+    const stored = await this.repo.summary(c.id);
+    if (stored.summary || c.state !== 'closed' || c.call_id) return stored;
+    const summary = summaryOf(summaryInput(messages));
+    await this.repo.setSummary(c.id, summary, 'fields');
+    return this.repo.summary(c.id);
+  }
+
+  /** The agent ended the conversation: the model's summary when the dialog writes one in time, else the fields'. */
+  async #summarise(conv: Conversation, agent: ScriptedAgent, context: Record<string, string>): Promise<void> {
+    const messages = await this.repo.messages(conv.id);
+    const { summary, source } = await writeSummary(this.o.adapters.dialog, {
+      ...summaryInput(messages), agent: { role: agent.role, language: agent.language }, context,
+      history: messages.map((m) => ({ role: m.role, text: m.text })),
+    }, { timeoutMs: this.o.summaryTimeoutMs });
+    await this.repo.setSummary(conv.id, summary, source);
+  }
 
   /** What the agent's last reply waits to hear (its listen hint), which steers a grammar recogniser. */
   async #listening(id: string): Promise<ListenHint | undefined> {
@@ -202,8 +228,8 @@ export class DemoConversations {
     const handoffTo = conv.tenant_id ?? await this.#demoHandoffTenant();
     // Disclosure first, always: a first turn the agent did not understand still opens with it (the dialog's opening)
     const opening = !history.some((m) => m.role === 'agent');
+    const context: Record<string, string> = { ...(conv.domain ? { project_name: conv.domain } : {}), ...(handoffTo ? {} : NO_HUMAN_CONTEXT) };
     if (callerText || opening) {
-      const context: Record<string, string> = { ...(conv.domain ? { project_name: conv.domain } : {}), ...(handoffTo ? {} : NO_HUMAN_CONTEXT) };
       const events: AsyncIterable<DialogEvent> = this.o.adapters.dialog.turn({
         callId: conv.id, agent, context, tools: [],
         history: history.map((m) => ({ role: m.role, text: m.text })), callerText, extracted, now: this.clock().toISOString(),
@@ -221,7 +247,10 @@ export class DemoConversations {
     await this.repo.append(conv.id, conv.tenant_id, 'agent', text, { entities, ...(escalation ? { escalation } : {}), ...(ended ? { ended } : {}), ...(listen ? { listen } : {}) });
     let state: Conversation['state'] = conv.state;
     // the agent ended it: the conversation is over, and a later turn is refused (409)
-    if (ended && !escalation) state = (await this.repo.closeByAgent(conv.id))?.state ?? state;
+    if (ended && !escalation) {
+      const closed = await this.repo.closeByAgent(conv.id);
+      if (closed) { state = closed.state; await this.#summarise(conv, agent, context); }
+    }
     let handoff: TurnReply['handoff'];
     if (escalation && handoffTo) {
       const moved = conv.tenant_id ? await this.repo.requestHandoff(conv.tenant_id, conv.id, escalation) : await this.#handToDemoTenant(conv.id, handoffTo, escalation);
@@ -270,6 +299,21 @@ export class DemoConversations {
     const c = r.rows[0];
     return c && { ...c, expires_at: iso(c.expires_at), created_at: iso(c.created_at)!, updated_at: iso(c.updated_at)! };
   }
+}
+
+/** A closed conversation's few sentences (who, what they want, budget, next step, open questions); null while it runs. */
+export interface ConversationSummary { summary: string | null; summary_source: SummarySource | null }
+
+/** What the fields' summary reads from a conversation: the entities its agent replies carried, and how it ended. */
+function summaryInput(messages: Message[]) {
+  const extracted: Record<string, string | number> = {};
+  let endedReason: string | null = null, humanEscalation = false;
+  for (const m of messages) {
+    Object.assign(extracted, (m.meta.entities as Record<string, string | number> | undefined) ?? {});
+    if (typeof m.meta.ended === 'string') endedReason = m.meta.ended;
+    if (m.meta.escalation) humanEscalation = true;
+  }
+  return { extracted, endedReason, humanEscalation, booked: false };
 }
 
 /** A speech-to-text failure is the provider's, not ours: 503 with its code, and nothing recorded as heard. */

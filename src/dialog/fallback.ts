@@ -15,7 +15,12 @@ export interface FallbackDialogOptions {
 }
 
 export class FallbackDialog implements DialogAdapter {
-  constructor(private readonly primary: DialogAdapter, private readonly fallback: DialogAdapter, private readonly opts: FallbackDialogOptions = {}) {}
+  /** the primary's summary when it writes one; a failure is the caller's to replace (with the fields' summary) */
+  readonly summarize?: DialogAdapter['summarize'];
+
+  constructor(private readonly primary: DialogAdapter, private readonly fallback: DialogAdapter, private readonly opts: FallbackDialogOptions = {}) {
+    if (primary.summarize) this.summarize = (req, o) => primary.summarize!(req, o);
+  }
 
   async *turn(req: DialogTurnRequest, opts?: DialogTurnOptions): AsyncIterable<DialogEvent> {
     let spoke = false;

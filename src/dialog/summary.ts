@@ -1,8 +1,11 @@
 /**
- * The post-call summary built from what the dialog extracted (no model): who, what they want, their budget, the
- * next step and the questions left open, in a few plain sentences. A model-backed dialog may write its own
- * (DialogAdapter.summarize); this is the scripted engine's, and the fallback when the model gives none.
+ * The post-call summary: who, what they want, their budget, the next step and the questions left open, in a few
+ * plain sentences. summaryOf builds it from what the dialog extracted (no model): the scripted engine's. A
+ * model-backed dialog writes its own (DialogAdapter.summarize) through writeSummary, which falls back to
+ * summaryOf when the model fails, times out or writes nothing, and says which one it stored.
  */
+import { withDeadline } from '../adapters/deadline.js';
+import type { DialogAdapter, DialogSummaryRequest } from '../adapters/types.js';
 
 export interface SummaryInput {
   extracted: Record<string, string | number>;
@@ -45,3 +48,29 @@ export function summaryOf(s: SummaryInput): string {
 }
 
 const KNOWN = new Set(['customer_name', 'intent', 'budget', 'scheduled_slot', 'callback_at', 'open_questions', 'qualification_score']);
+
+/** Who wrote a stored summary: the dialog model, or summaryOf from the extracted fields. */
+export type SummarySource = 'model' | 'fields';
+
+/** The longest wait for a model's summary by default (SUMMARY_TIMEOUT_MS), ms. */
+export const SUMMARY_TIMEOUT_MS = 5000;
+
+/**
+ * The model's summary when the dialog writes one within `timeoutMs`, else the fields' (a failure is told to
+ * onError, never thrown: the call's end must not wait on or fail with the model).
+ */
+export async function writeSummary(dialog: Pick<DialogAdapter, 'summarize'>, s: SummaryInput & Omit<DialogSummaryRequest, 'fromFields' | 'endedReason' | 'extracted'>,
+  o: { timeoutMs?: number; onError?: (err: unknown) => void } = {}): Promise<{ summary: string; source: SummarySource }> {
+  const fromFields = summaryOf(s);
+  if (!dialog.summarize) return { summary: fromFields, source: 'fields' };
+  const timeoutMs = o.timeoutMs ?? SUMMARY_TIMEOUT_MS;
+  const req: DialogSummaryRequest = { agent: s.agent, context: s.context, history: s.history, extracted: s.extracted, endedReason: s.endedReason, fromFields };
+  try {
+    const text = (await withDeadline('dialog', { timeoutMs }, (signal) => dialog.summarize!(req, { signal, timeoutMs }))).trim();
+    if (text) return { summary: text, source: 'model' };
+    o.onError?.(new Error('the dialog model wrote an empty summary'));
+  } catch (err) {
+    o.onError?.(err);
+  }
+  return { summary: fromFields, source: 'fields' };
+}

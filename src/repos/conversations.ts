@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/db.js';
 import type { OutageBuffer } from '../db/outage.js';
 import { newId } from '../ids.js';
+import type { SummarySource } from '../dialog/summary.js';
 
 export type ConversationState = 'active' | 'handoff' | 'closed';
 /** waiting for an operator, with the operator who accepted it, resolved (src/handoffs/README.md) */
@@ -56,6 +57,18 @@ export class ConversationRepo {
     const r = await this.db.query<Conversation>(
       `UPDATE conversations SET state = 'closed', updated_at = now() WHERE id = $1 AND state = 'active' RETURNING ${COLS}`, [id]);
     return r.rows[0] && row(r.rows[0]);
+  }
+
+  /** The summary written when the conversation ended (null before), and who wrote it. */
+  async summary(id: string): Promise<{ summary: string | null; summary_source: SummarySource | null }> {
+    const r = await this.db.query<{ summary: string | null; summary_source: SummarySource | null }>(
+      'SELECT summary, summary_source FROM conversations WHERE id = $1', [id]);
+    return r.rows[0] ?? { summary: null, summary_source: null };
+  }
+
+  /** Stores the summary once: a second writer (two readers of a conversation an operator closed) keeps the first. */
+  async setSummary(id: string, summary: string, source: SummarySource): Promise<void> {
+    await this.db.query('UPDATE conversations SET summary = $2, summary_source = $3 WHERE id = $1 AND summary IS NULL', [id, summary, source]);
   }
 
   async setCall(tenantId: string, id: string, callId: string): Promise<void> {

@@ -7,6 +7,7 @@ import type { ReplyKind, SessionAction, SessionInput, SessionSettings, SessionSt
 import { classifyUtterance, decidesBargeIn } from './utterance.js';
 import { keysDue, pressKey, type KeyDecision } from './keypad.js';
 import { acceptsCallback } from './callback_answer.js';
+import { endedReasonOf } from '../calls/ended_reasons.js';
 
 export function createSessionState(settings: SessionSettings): SessionState {
   return {
@@ -326,7 +327,8 @@ function finishReply(s: SessionState, out: SessionAction[]): void {
   if (r.kind === 'hold') { s.phase = 'on_hold'; return; }
   if (s.withOperator) { s.phase = 'with_operator'; return; }
   if (r.kind === 'callback_confirmed' || r.kind === 'callback_declined') { end(s, out, UNANSWERED); return; }
-  if (r.ending?.kind === 'end_call') { end(s, out, r.ending.reason); return; }
+  // a dialog's own word for the ending becomes one of the documented ended reasons
+  if (r.ending?.kind === 'end_call') { end(s, out, endedReasonOf(r.ending.reason)); return; }
   if (r.ending?.kind === 'escalate' && s.settings.operatorHoldMs && !r.ending.reason.startsWith('adapter_failure')) {
     // the caller waits on hold in the handoff queue (a short message, then quiet) instead of being dropped
     out.push({ type: 'Escalate', reason: r.ending.reason });

@@ -25,6 +25,8 @@ export interface CallCompletedPayload {
   disclosure_delivered_at: string | null;
   /** a few sentences on the call: who, what they want, budget, next step, open questions (null: none written) */
   summary: string | null;
+  /** who wrote it: 'model' (the dialog model) or 'fields' (built from extracted_data; the model's fallback) */
+  summary_source: 'model' | 'fields' | null;
   /**
    * Only on a call that went to the handoff queue: who took it (`operator:<user id>`, null if nobody) and the
    * handoff's times (ISO 8601; accepted_at null if nobody accepted)
@@ -62,6 +64,7 @@ export function callCompletedPayload(call: CallRecord, now = new Date()): CallCo
     ended_reason: call.ended_reason,
     disclosure_delivered_at: call.disclosure_delivered_at,
     summary: call.summary ?? null,
+    summary_source: call.summary_source ?? null,
     ...(call.direction === 'inbound' ? { direction: 'inbound' as const, from: call.from, to: call.to } : {}),
   };
 }

@@ -35,10 +35,11 @@ t.test('cooperative callee: qualified, booked, signed webhook with measured figu
   const secret = (await api(srv.baseUrl, 'GET', '/webhooks/secret', { token })).body.secret;
   const payload = new Webhook(secret).verify(hook!.body, hook!.headers) as Record<string, unknown>;
   t.same(Object.keys(payload).sort(), ['actions_triggered', 'agent_id', 'call_id', 'disclosure_delivered_at', 'duration_seconds', 'ended_reason', 'event',
-    'extracted_data', 'human_escalation', 'metrics', 'recording_url', 'status', 'summary', 'timestamp'].sort());
+    'extracted_data', 'human_escalation', 'metrics', 'recording_url', 'status', 'summary', 'summary_source', 'timestamp'].sort());
   // issue 33: a post-call summary, the same in the webhook and the call record; the visit is said booked (the tool ran)
   t.match(payload.summary, /is looking for .+, with a budget of .+\. Next step: site visit at \S+ \(booked\)\./);
   t.equal(payload.summary, call.summary);
+  t.equal(payload.summary_source, 'fields', 'the scripted engine writes no summary of its own: built from the fields');
   t.match(payload.disclosure_delivered_at, /^\d{4}-\d\d-\d\dT.*Z$/, 'the AI disclosure was delivered in full, and when');
   t.equal(payload.disclosure_delivered_at, call.disclosure_delivered_at, 'the same in the call record');
   t.equal(payload.event, 'call.completed');

@@ -105,7 +105,7 @@ t.test('simulated call: the model books with a tool and its real result fills ca
   t.same(payload.actions_triggered, [{ type: 'calendar.event.create', status: '201_created' }, { type: 'crm.lead.update', status: '200_ok' }],
     'the booking the model made and the CRM update at the end, with the tool runner\'s statuses');
   t.match(payload.extracted_data, { intent: 'a villa', scheduled_slot: '2026-12-01T10:00:00+05:30', qualification_score: Number });
-  const users = fake.requests.at(-1)!.body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content).join(' | ');
+  const users = fake.requests.filter((r) => r.body.tools).at(-1)!.body.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content).join(' | ');
   t.match(users, /My name is .+\. \| I am looking for .+ \| My budget is around .+ \| .+ works for me\./, `the callee's words reached the model: ${users}`);
 });
 

@@ -85,8 +85,9 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'One call with its lifecycle transitions (from, to, reason, at), and once it ended its summary: a few sentences on who the '
       + 'caller is, what they want, their budget, the next step (a visit said booked only when the calendar booking succeeded, a call-back, '
       + 'an opt-out) and the questions left open (null before the end). '
-      + `ended_reason: ${ENDED_REASONS.join(', ')} (opted_out: the callee asked, by key or in words, not to be called again and the number is on `
-      + 'the DND list; callback_requested: extracted_data.callback_at holds the time asked, inside calling hours).',
+      + 'summary_source says who wrote the summary: "model" (the dialog model, when one is configured and answered within SUMMARY_TIMEOUT_MS) '
+      + 'or "fields" (built from extracted_data; also the model\'s fallback). '
+      + `ended_reason: one of ${ENDED_REASONS.join(', ')}; what each means: components.schemas.EndedReason.`,
     responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
     handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
   });

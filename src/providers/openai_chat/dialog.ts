@@ -9,12 +9,16 @@
  * tells the deadline wrapper the turn is alive and tells the fallback the turn has had a side effect, so a failure
  * after it is apologised for rather than replayed by the scripted engine (which would book the slot again).
  */
-import { AdapterError, type DialogAdapter, type DialogEvent, type DialogTurnOptions, type DialogTurnRequest, type ToolOutcome } from '../../adapters/types.js';
+import {
+  AdapterError, type AdapterCallOptions, type DialogAdapter, type DialogEvent, type DialogSummaryRequest, type DialogTurnOptions, type DialogTurnRequest,
+  type ToolOutcome,
+} from '../../adapters/types.js';
 import { qualificationScore } from '../../dialog/extract.js';
 import type { ProviderContext } from '../context.js';
 import { ChatCompletionsClient, type ChatClientOptions, type ChatMessage, type ChatTool } from './client.js';
 import { buildMessages, timeZoneOf } from './prompt.js';
 import { SentenceGate } from './sentence_gate.js';
+import { summaryMessages, tidySummary } from './summary_prompt.js';
 import { parseArguments, toWire, ToolCallAssembler, type AssembledCall } from './tool_calls.js';
 import {
   BUILTIN, endReason, escalationReason, integrationArgs, isIntegration, ISO_WITH_OFFSET, recordFields, toolDefinitions,
@@ -69,6 +73,17 @@ export class OpenAiChatDialog implements DialogAdapter {
     // silence is never an answer (the fallback speaks instead), except keys pressed for a phone menu
     if (!said && !state.pressedKeys) throw new AdapterError('dialog', 'failed', 'the dialog model gave no text for the turn');
     if (state.ending) yield* this.#wrapUp(req, state, tz, opts);
+  }
+
+  /** The post-call summary: one request without tools, its whole text (summary_prompt.ts). */
+  async summarize(req: DialogSummaryRequest, opts: AdapterCallOptions = {}): Promise<string> {
+    let text = '';
+    for await (const chunk of this.#client.stream({ messages: summaryMessages(req) }, opts.signal)) {
+      for (const choice of chunk.choices ?? []) if ((choice.index ?? 0) === 0 && choice.delta?.content) text += choice.delta.content;
+    }
+    const summary = tidySummary(text);
+    if (!summary) throw new AdapterError('dialog', 'failed', 'the dialog model wrote an empty summary');
+    return summary;
   }
 
   /** One streamed request: its text goes out sentence by sentence; returns the text and the tool calls made. */

@@ -8,12 +8,14 @@ import type { DialogEvent, DialogTurnRequest } from '../../adapters/types.js';
 import { extractBudgetAmount } from '../../dialog/extract.js';
 import { isToolName } from '../../tools/types.js';
 import type { ChatTool } from './client.js';
+import { endedReasonOf, type EndedReason } from '../../calls/ended_reasons.js';
 
 export const BUILTIN = { record: 'record_fields', human: 'transfer_to_human', end: 'end_call', keys: 'press_keys' } as const;
 export const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}:\d{2}|Z)$/;
 const ESCALATION_REASONS = ['caller_requested_human', 'cannot_proceed', 'complaint'];
 /** opted_out: the caller asked never to be called again (the platform puts the number on the DND list) */
-const END_REASONS = ['completed', 'caller_declined', 'wrong_number', 'not_interested', 'opted_out', 'callback_requested', 'no_response'];
+/** the endings a model may choose: documented ended reasons (src/calls/ended_reasons.ts) */
+const END_REASONS: EndedReason[] = ['completed', 'caller_declined', 'wrong_number', 'opted_out', 'callback_requested', 'no_response'];
 const KNOWN_FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot', 'qualification_score', 'callback_at', 'open_questions'];
 
 const str = (description: string) => ({ type: 'string', description });
@@ -104,8 +106,9 @@ export function escalationReason(args: Record<string, unknown>): string {
   return ESCALATION_REASONS.includes(String(args.reason)) ? String(args.reason) : 'caller_requested_human';
 }
 
-export function endReason(args: Record<string, unknown>): string {
-  return END_REASONS.includes(String(args.reason)) ? String(args.reason) : 'completed';
+export function endReason(args: Record<string, unknown>): EndedReason {
+  const reason = endedReasonOf(String(args.reason)); // "not_interested" is caller_declined
+  return END_REASONS.includes(reason) ? reason : 'completed';
 }
 
 /**

@@ -34,6 +34,8 @@ export interface Call extends ClientCall {
   recording_url: string | null;
   /** a few sentences on the call once it ended (who, what, budget, next step, open questions) */
   summary?: string | null;
+  /** who wrote it: the dialog model, or built from the extracted fields */
+  summary_source?: 'model' | 'fields' | null;
   transitions?: Array<{ from: string | null; to: string; reason: string; at: string }>;
 }
 export interface CallList { data: Call[]; next_cursor: string | null }
@@ -45,6 +47,8 @@ export interface Handoff {
 }
 export interface ConversationView {
   id: string; state: string; messages: Array<{ id: number; role: string; text: string; at: string; meta?: { spoken?: boolean } }>;
+  /** once it ended: a few sentences (who, what, budget, next step, open questions), and who wrote them */
+  summary?: string | null; summary_source?: 'model' | 'fields' | null;
 }
 
 export interface WebhookDelivery {

@@ -41,7 +41,7 @@ export function CallPage() {
             <div><dt>Handed to a person</dt><dd>{c.human_escalation ? 'yes' : 'no'}</dd></div>
           </dl>
           <h3>What happened</h3>
-          {c.summary ? <p data-testid="call-summary">{c.summary}</p> : <p class="muted">{ended ? 'No summary for this call.' : 'Written when the call ends.'}</p>}
+          {c.summary ? <><p data-testid="call-summary">{c.summary}</p><p class="muted small">{summaryBy(c.summary_source)}</p></> : <p class="muted">{ended ? 'No summary for this call.' : 'Written when the call ends.'}</p>}
           <h3>Recording</h3>
           {c.recording_url
             ? <audio controls preload="none" src={c.recording_url} aria-label="Call recording (caller left, agent right)" data-testid="recording" />
@@ -134,4 +134,9 @@ function Deliveries({ deliveries }: { deliveries?: WebhookDelivery[] }) {
       ))}
     </>
   );
+}
+
+/** Who wrote a summary, in words. */
+export function summaryBy(source: 'model' | 'fields' | null | undefined): string {
+  return source === 'model' ? 'Written by the dialog model.' : 'Built from the fields the agent gathered.';
 }

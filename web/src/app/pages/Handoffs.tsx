@@ -12,6 +12,7 @@ import { useAction, useApi, useCallNumbers } from '../hooks';
 import { useApp } from '../session';
 import { HANDOFFS_CHANGED } from '../Shell';
 import type { ConversationView, Handoff } from '../types';
+import { summaryBy } from './CallPage';
 
 export function Handoffs() {
   const { session } = useApp();
@@ -113,6 +114,13 @@ function HandoffDetail({ id, who, onChanged }: { id: string; who: (h: Handoff) =
           ))}
         </ol>
       </div>
+      {conv.data?.summary && (
+        <div data-testid="conversation-summary">
+          <h3>Summary</h3>
+          <p>{conv.data.summary}</p>
+          <p class="muted small">{summaryBy(conv.data.summary_source)}</p>
+        </div>
+      )}
       {h.handoff_state === 'with_operator' && mine && (
         <form class="composer" onSubmit={send}>
           <label for="reply">Your reply</label>

@@ -20,7 +20,7 @@ export interface CallRow {
   disclosure_delivered_at: Date | string | null;
   /** written when the call ends (migration 062); absent on rows read before it */
   summary?: string | null;
-  /** who wrote it, model or fields (migration 076) */
+  /** who wrote it, model or fields (migration 067) */
   summary_source?: string | null;
   /** outbound or inbound; to_number is the lead's number either way (the callee, or the caller), line_number ours */
   direction?: CallDirection; line_number?: string | null;

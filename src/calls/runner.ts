@@ -304,7 +304,9 @@ export class CallRunner implements CallRunnerPort {
         if (!row.carrier_call_id || !dial) return;
         const mode = ask.mode ?? row.agent.transfer_mode ?? 'cold';
         const summary = mode === 'warm' ? transferSummary(ask.summary ?? `Call from the voice agent. ${summaryOf(summaryInput(session!.ledger, null))}`) : undefined;
-        const done = await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs, mode, ...(summary ? { summary } : {}) });
+        // warm is two carrier requests (the human's call, then the caller's move): twice the deadline
+        const timeoutMs = this.d.adapterTimeoutMs * (mode === 'warm' ? 2 : 1);
+        const done = await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs, mode, ...(summary ? { summary } : {}) });
         l.transferred = { target: dial, mode: done?.mode ?? 'cold' };
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again

@@ -130,7 +130,8 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
         // the human's call ended; unanswered (busy, no answer, failed), the waiting caller is told and let go
         const call = calls.get(callId);
         const unanswered = ['busy', 'no-answer', 'failed', 'timeout', 'cancel'].includes(p.CallStatus ?? '');
-        if (call?.carrierCallId && call.data.whisper && unanswered) {
+        const ours = !call?.data.transferLeg || !p.RequestUUID || p.RequestUUID === call.data.transferLeg;
+        if (call?.carrierCallId && call.data.whisper && unanswered && ours) {
           call.data.sorry = 'yes';
           await rest.transfer(call.carrierCallId, hook('sorry', callId), { timeoutMs: 10_000 })
             .catch((err) => ctx.log.warn({ err, call_id: callId }, 'the caller of an unanswered warm transfer could not be told'));

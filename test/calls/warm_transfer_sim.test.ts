@@ -7,6 +7,7 @@
 import t from 'tap';
 import { API_KEY, api, login, startTestServer, waitForCallEnd } from '../helpers/server.js';
 import { webhookReceiver } from '../helpers/webhook_receiver.js';
+import { connect, wsUrl } from '../stream/helpers.js';
 
 const srv = await startTestServer({ env: { SIM_TIME_SCALE: '4' } });
 t.teardown(() => srv.close());
@@ -119,4 +120,32 @@ t.test('bad transfer requests are refused with problem+json; an ended call answe
   t.equal(late.status, 409);
   t.equal(late.body.code, 'conflict');
   t.equal((await api(srv.baseUrl, 'GET', `/calls/${id}`, { headers: key })).body.transfer, null, 'a call that was not transferred says null');
+});
+
+t.test('every operator action on a call that ended transferred answers 409', async (t) => {
+  const id = await liveCall('warm', '+14155550196');
+  t.equal((await api(srv.baseUrl, 'POST', `/calls/${id}/transfer`, { headers: key, body: {} })).status, 200);
+  const call = await waitForCallEnd(srv.baseUrl, id, key);
+  t.equal(call.ended_reason, 'transferred');
+  const actions: Array<[string, string, unknown]> = [
+    ['hang-up', `/calls/${id}/hangup`, undefined],
+    ['a cold transfer', `/calls/${id}/transfer`, { mode: 'cold' }],
+    ['a warm transfer', `/calls/${id}/transfer`, { mode: 'warm', summary: 'again' }],
+    ['tones', `/calls/${id}/tones`, { digits: '1' }],
+    ['accepting its handoff', `/handoffs/${call.conversation_id}/accept`, undefined],
+    ['replying on its handoff', `/handoffs/${call.conversation_id}/reply`, { text: 'hello?' }],
+    ['resolving its handoff', `/handoffs/${call.conversation_id}/resolve`, undefined],
+  ];
+  for (const [what, path, body] of actions) {
+    const r = await api(srv.baseUrl, 'POST', path, { token: admin, body });
+    t.equal(r.status, 409, what);
+    t.equal(r.body.code, 'conflict', what);
+  }
+  srv.services.stream.edge.configure({ endLingerMs: 5000 });
+  const { ws, c } = await connect(wsUrl(srv.baseUrl, `/calls/${id}/stream`), { authorization: `Bearer ${admin}` });
+  ws!.send(JSON.stringify({ type: 'transfer', mode: 'warm' }));
+  const reply = await c!.until((g) => g.some((m) => m.type === 'error'));
+  t.match(reply.find((m) => m.type === 'error'), { type: 'error', request: 'transfer', code: 'conflict' }, 'the stream\'s transfer message too');
+  ws!.close();
+  t.equal((await api(srv.baseUrl, 'GET', `/calls/${id}`, { headers: key })).body.transfer.mode, 'warm', 'the record is unchanged');
 });

@@ -86,7 +86,8 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
       + 'caller is, what they want, their budget, the next step (a visit said booked only when the calendar booking succeeded, a call-back, '
       + 'an opt-out) and the questions left open (null before the end). '
       + `ended_reason: ${ENDED_REASONS.join(', ')} (opted_out: the callee asked, by key or in words, not to be called again and the number is on `
-      + 'the DND list; callback_requested: extracted_data.callback_at holds the time asked, inside calling hours).',
+      + 'the DND list; callback_requested: extracted_data.callback_at holds the time asked, inside calling hours). '
+      + 'transfer: {target, mode} when the call ended transferred to a number (mode cold, or warm: the human heard the summary first), else null.',
     responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
     handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
   });

@@ -10,6 +10,7 @@ import { summaryOf } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
 import type { AdapterSet, CarrierCallEvent, PlaceCallResult, TransferMode } from '../adapters/types.js';
 import type { CallLedger } from '../session/ledger.js';
+import { TRANSFER_SUMMARY_CHARS } from '../stream/protocol.js';
 import { dtmfFrames } from '../carriers/dtmf.js';
 import { addToDnd } from '../leads/dnd_repo.js';
 import type { AudioPool } from '../audio/index.js';
@@ -72,8 +73,8 @@ interface LiveCall {
 /** How a transfer to a number is made: mode (default the agent's transfer_mode) and, warm, the words the human hears first. */
 export interface TransferAsk { mode?: TransferMode; summary?: string }
 
-/** The longest summary a transfer leg hears (characters); a longer one is cut at a sentence or word. */
-export const TRANSFER_SUMMARY_MAX = 1000;
+/** The longest summary a transfer leg hears (characters, as the API allows); a longer one is cut at a sentence or word. */
+const TRANSFER_SUMMARY_MAX = TRANSFER_SUMMARY_CHARS;
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
 
@@ -435,7 +436,7 @@ function summaryInput(ledger: CallLedger, endedReason: string | null) {
 }
 
 /** A summary short enough to be said before the two are connected: cut at the last sentence (else word) that fits. */
-export function transferSummary(text: string): string {
+function transferSummary(text: string): string {
   const t = text.replace(/\s+/g, ' ').trim();
   if (t.length <= TRANSFER_SUMMARY_MAX) return t;
   const head = t.slice(0, TRANSFER_SUMMARY_MAX);

@@ -16,7 +16,7 @@ export const CLOSE = {
 
 const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100');
 
-/** The longest summary a warm transfer's human hears, characters (the same bound as the runner's TRANSFER_SUMMARY_MAX). */
+/** The longest summary a warm transfer's human hears, characters (the runner cuts its own summaries to it too). */
 export const TRANSFER_SUMMARY_CHARS = 1000;
 
 /**

@@ -8,6 +8,7 @@ import t from 'tap';
 import { API_KEY, api, login, startTestServer, waitForCallEnd } from '../helpers/server.js';
 import { webhookReceiver } from '../helpers/webhook_receiver.js';
 import { connect, wsUrl } from '../stream/helpers.js';
+import { waitFor } from '../providers/live_env.js';
 
 const srv = await startTestServer({ env: { SIM_TIME_SCALE: '4' } });
 t.teardown(() => srv.close());
@@ -15,17 +16,7 @@ const key = { 'x-api-key': API_KEY };
 const admin = await login(srv.baseUrl);
 const sim = srv.services.adapters.simCarrier!;
 const { received, url: hookUrl } = await webhookReceiver(t);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+const until = waitFor;
 
 /** A call whose session runs: the agent has said something (an agent transcript item is stored). */
 async function liveCall(agent: string, to: string): Promise<string> {

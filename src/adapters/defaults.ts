@@ -22,7 +22,9 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
     hangup: (id, o) => { const opts = withTimeout(o, ms); return withDeadline('carrier', opts, (signal) => c.hangup(id, { signal, timeoutMs: opts.timeoutMs })); },
     transfer: (id, target, o) => {
       const opts = withTimeout(o, ms);
-      return withDeadline('carrier', opts, (signal) => c.transfer(id, target, { signal, timeoutMs: opts.timeoutMs }));
+      // mode and summary pass through: a warm transfer says the summary to the human first
+      return withDeadline('carrier', opts, (signal) => c.transfer(id, target, { signal, timeoutMs: opts.timeoutMs,
+        ...(o?.mode ? { mode: o.mode } : {}), ...(o?.summary ? { summary: o.summary } : {}) }));
     },
   };
   const stt: SpeechToTextAdapter = {

@@ -64,12 +64,29 @@ export interface PlaceCallOptions extends AdapterCallOptions {
   onEvent?(event: CarrierCallEvent): void;
 }
 
+/**
+ * cold: the caller is put straight through to the human. warm: the caller hears hold audio while the human is
+ * called and hears `summary` first; the two are connected after it.
+ */
+export type TransferMode = 'cold' | 'warm';
+export const TRANSFER_MODES = ['cold', 'warm'] as const;
+
+export interface TransferOptions extends AdapterCallOptions {
+  /** default cold */
+  mode?: TransferMode;
+  /** warm: what the human hears before the caller is connected (plain text, spoken by the carrier) */
+  summary?: string;
+}
+
+/** How a transfer was made: a carrier that cannot whisper a summary makes a warm request cold and says so. */
+export interface TransferDone { mode: TransferMode }
+
 export interface CarrierAdapter {
   /** Places the call and resolves once it is answered (media will connect to mediaUrl) or has failed to connect. */
   placeCall(req: PlaceCallRequest, opts?: PlaceCallOptions): Promise<PlaceCallResult>;
   hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void>;
-  /** Bridges the call to a human at `target` (E.164 or SIP URI). */
-  transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void>;
+  /** Bridges the call to a human at `target` (E.164 or SIP URI), cold or warm; nothing returned: it was cold. */
+  transfer(carrierCallId: string, target: string, opts?: TransferOptions): Promise<TransferDone | void>;
 }
 
 // ---------- speech-to-text ----------

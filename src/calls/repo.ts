@@ -8,6 +8,7 @@ import type { Db, Queryable } from '../db/db.js';
 import type { AgentSnapshot, CallDirection, CallMetrics, CallRecord, CallStatus, ListFilters } from './types.js';
 import { ACTIVE_STATUSES, TERMINAL_STATUSES } from './types.js';
 import type { SummarySource } from '../dialog/summary.js';
+import type { TransferMode } from '../adapters/types.js';
 
 export interface CallRow {
   id: string; tenant_id: string; agent_id: string | null; agent: AgentSnapshot; to_number: string; language: string;
@@ -22,6 +23,8 @@ export interface CallRow {
   summary?: string | null;
   /** who wrote it, model or fields (migration 067) */
   summary_source?: string | null;
+  /** a transfer to a number the call ended with (migration 068) */
+  transfer_target?: string | null; transfer_mode?: TransferMode | null;
   /** outbound or inbound; to_number is the lead's number either way (the callee, or the caller), line_number ours */
   direction?: CallDirection; line_number?: string | null;
 }
@@ -41,6 +44,7 @@ export function toRecord(row: CallRow, recordingUrl: (id: string) => string | nu
     recording_url: row.recording_path ? recordingUrl(row.id) : null,
     disclosure_delivered_at: iso(row.disclosure_delivered_at ?? null), carrier_status: row.carrier_status ?? null,
     summary: row.summary ?? null, summary_source: row.summary ? (row.summary_source === 'model' ? 'model' : 'fields') : null,
+    transfer: row.transfer_target ? { target: row.transfer_target, mode: row.transfer_mode ?? 'cold' } : null,
   };
 }
 
@@ -157,6 +161,11 @@ export class CallRepo {
        WHERE id = $1 AND tenant_id = $2`,
       [id, tenantId, JSON.stringify(o.metrics), JSON.stringify(o.extracted), JSON.stringify(o.actions), o.humanEscalation, o.recordingPath,
         o.disclosureDeliveredAt, o.summary ?? null, o.summary ? o.summarySource ?? 'fields' : null]);
+  }
+
+  /** Where the call was transferred and how (it ends transferred next). */
+  async setTransfer(tenantId: string, id: string, target: string, mode: TransferMode): Promise<void> {
+    await this.db.query('UPDATE calls SET transfer_target = $3, transfer_mode = $4 WHERE id = $1 AND tenant_id = $2', [id, tenantId, target, mode]);
   }
 
   /** What the carrier said of the call (its status, error code, hang-up cause). */

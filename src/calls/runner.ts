@@ -6,9 +6,11 @@
  * item is announced and onCallEnded told.
  */
 import { scheduleCallback } from '../leads/callback.js';
-import { writeSummary } from '../dialog/summary.js';
+import { summaryOf, writeSummary } from '../dialog/summary.js';
 import { sleep } from '../adapters/deadline.js';
-import type { AdapterSet, CarrierCallEvent, PlaceCallResult } from '../adapters/types.js';
+import type { AdapterSet, CarrierCallEvent, PlaceCallResult, TransferMode } from '../adapters/types.js';
+import type { CallLedger } from '../session/ledger.js';
+import { TRANSFER_SUMMARY_CHARS } from '../stream/protocol.js';
 import { dtmfFrames } from '../carriers/dtmf.js';
 import { addToDnd } from '../leads/dnd_repo.js';
 import type { AudioPool } from '../audio/index.js';
@@ -70,7 +72,17 @@ interface LiveCall {
   operator?: string;
   /** that operator's audio leg, while joined (src/handoffs/operator_leg.ts) */
   operatorLeg?: OperatorLeg;
+  /** how the next transfer is asked for (the API's mode and summary); unset: the agent's transfer_mode */
+  transferAsk?: TransferAsk;
+  /** the number the call was transferred to, and how the carrier did it */
+  transferred?: { target: string; mode: TransferMode };
 }
+
+/** How a transfer to a number is made: mode (default the agent's transfer_mode) and, warm, the words the human hears first. */
+export interface TransferAsk { mode?: TransferMode; summary?: string }
+
+/** The longest summary a transfer leg hears (characters, as the API allows); a longer one is cut at a sentence or word. */
+const TRANSFER_SUMMARY_MAX = TRANSFER_SUMMARY_CHARS;
 
 const CARRIER_END: Record<string, CallStatus> = { no_answer: 'no_answer', busy: 'busy', failed: 'failed' };
 
@@ -141,11 +153,12 @@ export class CallRunner implements CallRunnerPort {
    * The agent stops and the call goes to a human; resolves once the carrier has bridged it (or refused). A transfer
    * to 'operator' with no number to dial (and a tenant hold time) puts the caller on hold in the handoff queue.
    */
-  async transfer(callId: string, target: string): Promise<boolean> {
+  async transfer(callId: string, target: string, ask: TransferAsk = {}): Promise<boolean> {
     const l = this.live.get(callId);
     if (!l?.session) return false;
     const dial = target === 'operator' ? l.row.agent.transfer_number ?? this.d.humanTransferNumber : target;
     if (!dial && l.holdSeconds) { l.session.holdForOperator(); return true; }
+    l.transferAsk = ask;
     await l.session.transfer(target);
     return true;
   }
@@ -294,7 +307,8 @@ export class CallRunner implements CallRunnerPort {
     if (reason === 'transferred' && l.operator) {
       await this.d.events.publish(row.tenant_id, row.id, { type: 'transfer', target: `operator:${l.operator}`, by: l.operator }).catch(() => undefined);
     }
-    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus, operator: l.operator });
+    await this.#finish(row, 'in_progress', 'completed', reason, { session, carrierStatus, operator: l.operator,
+      ...(reason === 'transferred' && l.transferred ? { transferred: l.transferred } : {}) });
   }
 
   /** What the carrier reports while the call rings or runs: the ringing status, a machine, the end. */
@@ -332,9 +346,18 @@ export class CallRunner implements CallRunnerPort {
       // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
       // the dialog pressing keys (a phone menu at the other end), as POST /v1/calls/{id}/tones does
       sendDigits: (digits) => { this.sendDigits(row.id, digits); },
+      // warm: the human hears the call's summary (the API's, else one from what was said so far) while the caller holds
       transfer: async (target) => {
         const dial = target === 'operator' ? row.agent.transfer_number ?? this.d.humanTransferNumber : target;
-        if (row.carrier_call_id && dial) await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs: this.d.adapterTimeoutMs });
+        const ask = l.transferAsk ?? {};
+        l.transferAsk = undefined;
+        if (!row.carrier_call_id || !dial) return;
+        const mode = ask.mode ?? row.agent.transfer_mode ?? 'cold';
+        const summary = mode === 'warm' ? transferSummary(ask.summary ?? `Call from the voice agent. ${summaryOf(summaryInput(session!.ledger, null))}`) : undefined;
+        // warm is two carrier requests (the human's call, then the caller's move): twice the deadline
+        const timeoutMs = this.d.adapterTimeoutMs * (mode === 'warm' ? 2 : 1);
+        const done = await this.d.adapters.carrier.transfer(row.carrier_call_id, dial, { timeoutMs, mode, ...(summary ? { summary } : {}) });
+        l.transferred = { target: dial, mode: done?.mode ?? 'cold' };
       },
       // the lead (the callee, or the caller of an inbound call) asked never to be called again
       // the DND row keeps how (source keypad_opt_out / spoken_opt_out) and when (created_at)
@@ -369,7 +392,8 @@ export class CallRunner implements CallRunnerPort {
    * `lastActivityAt`: a call ended by another instance counts its duration up to then (endLost).
    */
   async #finish(row: CallRow, from: CallStatus | CallStatus[], to: CallStatus, reason: string,
-    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; onEnded?: () => void; operator?: string } = {}): Promise<void> {
+    o: { session?: CallSession; lastActivityAt?: Date; carrierStatus?: string; onEnded?: () => void; operator?: string;
+      transferred?: { target: string; mode: TransferMode } } = {}): Promise<void> {
     const { session, lastActivityAt } = o;
     const ledger = session?.ledger;
     const keep = <T>(write: () => Promise<T>) => outageBufferOf(this.d.db).keep(callKey(row.id), write);
@@ -380,14 +404,15 @@ export class CallRunner implements CallRunnerPort {
     if (ledger) {
       // the model's summary when the dialog writes one (within SUMMARY_TIMEOUT_MS), else the fields'
       const { summary, source } = await writeSummary(this.d.adapters.dialog, {
-        extracted: ledger.extracted, endedReason: reason, humanEscalation: ledger.humanEscalation,
-        booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)),
+        ...summaryInput(ledger, reason),
         agent: { role: row.agent.role, language: row.language }, context: row.context, history: ledger.history,
       }, { timeoutMs: this.d.summaryTimeoutMs, onError: (err) => this.d.log.warn({ err, call_id: row.id }, 'model summary not written: the fields\' summary stands') });
       await keep(() => this.d.calls.repo.saveOutcome(row.tenant_id, row.id, { metrics: ledger.metrics(), extracted: ledger.extracted,
         actions: ledger.actions, humanEscalation: ledger.humanEscalation, disclosureDeliveredAt: ledger.disclosureDeliveredAt, recordingPath, summary, summarySource: source }));
     }
     if (o.carrierStatus) await keep(() => this.d.calls.repo.setCarrierStatus(row.tenant_id, row.id, o.carrierStatus!));
+    const t = o.transferred;
+    if (t) await keep(() => this.d.calls.repo.setTransfer(row.tenant_id, row.id, t.target, t.mode));
     // the callee asked to be called back: the lead gets a call job due then (the dialog kept it inside calling hours)
     const callbackAt = typeof ledger?.extracted.callback_at === 'string' ? new Date(ledger.extracted.callback_at) : undefined;
     if (reason === 'callback_requested' && row.lead_id && callbackAt && !Number.isNaN(callbackAt.getTime())) {
@@ -455,4 +480,19 @@ export class CallRunner implements CallRunnerPort {
     for (const l of this.live.values()) { l.endReason = 'server_shutdown'; l.session?.hangup('server_shutdown'); l.dial.abort(); }
     await Promise.allSettled([...this.#running]);
   }
+}
+
+/** What the call's summary is written from: the ledger so far, and how the call ended (null: it goes on). */
+function summaryInput(ledger: CallLedger, endedReason: string | null) {
+  return { extracted: ledger.extracted, endedReason, humanEscalation: ledger.humanEscalation,
+    booked: ledger.actions.some((a) => a.type === 'calendar.event.create' && /^2\d\d_/.test(a.status)) };
+}
+
+/** A summary short enough to be said before the two are connected: cut at the last sentence (else word) that fits. */
+function transferSummary(text: string): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= TRANSFER_SUMMARY_MAX) return t;
+  const head = t.slice(0, TRANSFER_SUMMARY_MAX);
+  const cut = Math.max(head.lastIndexOf('. '), head.lastIndexOf('? '));
+  return cut > TRANSFER_SUMMARY_MAX / 2 ? head.slice(0, cut + 1) : head.slice(0, head.lastIndexOf(' ')).trimEnd();
 }

@@ -19,7 +19,9 @@ import { callingHoursGate } from '../leads/gates.js';
 import { calleeTimeZone, zonesFor } from '../leads/phone.js';
 import { CallRepo, toRecord, type CallRow } from './repo.js';
 import { callerKnown, InboundRouting } from './inbound.js';
-import type { CallCommands } from './commands.js';
+import type { CallCommand, CallCommands } from './commands.js';
+import type { TransferAsk } from './runner.js';
+import type { TransferMode } from '../adapters/types.js';
 import { transition } from './lifecycle.js';
 import type { AgentSnapshot, CallCompliance, CallRecord, CallStatus, DispatchInput, ListFilters } from './types.js';
 import { isTerminal } from './types.js';
@@ -29,8 +31,8 @@ export interface CallRunnerPort {
   start(row: CallRow): void;
   /** true when the call lives on this instance and was told to hang up */
   hangup(callId: string, reason: string): boolean;
-  /** true when the call lives on this instance and the agent was stopped */
-  transfer(callId: string, target: string): Promise<boolean>;
+  /** true when the call lives on this instance and the agent was stopped (a number: cold or warm, as asked) */
+  transfer(callId: string, target: string, ask?: TransferAsk): Promise<boolean>;
   /** ends a call this instance does not drive in storage (with its webhook); false when it was over or moved */
   endInStorage?(row: CallRow, reason: string): Promise<boolean>;
 }
@@ -291,7 +293,7 @@ export class CallService {
   attachCommands(commands: CallCommands): void {
     this.#commands = commands;
     commands.handle('end', async (id, c) => ({ live: await this.#endHere(id, String(c.reason), Number(c.wait_ms ?? END_WAIT_MS)) }));
-    commands.handle('transfer', async (id, c) => ({ live: await (this.#runner?.transfer(id, String(c.target)) ?? Promise.resolve(false)) }));
+    commands.handle('transfer', async (id, c) => ({ live: await (this.#runner?.transfer(id, String(c.target), transferAskOf(c)) ?? Promise.resolve(false)) }));
   }
 
   /** The command channel to calls' owners (undefined before the engine attached it). */
@@ -374,14 +376,18 @@ export class CallService {
   }
 
   /** The owner's runner bridges the call (false: not live anywhere); an error the owner met is thrown here. */
-  async #transferOnOwner(tenantId: string, id: string, target: string): Promise<boolean> {
-    if (!this.#commands) return this.#runner?.transfer(id, target) ?? false;
-    const sent = await this.#commands.send(tenantId, id, { type: 'transfer', target });
+  async #transferOnOwner(tenantId: string, id: string, target: string, ask: TransferAsk): Promise<boolean> {
+    if (!this.#commands) return this.#runner?.transfer(id, target, ask) ?? false;
+    const sent = await this.#commands.send(tenantId, id, { type: 'transfer', target, ...ask });
     return sent.delivered && Boolean((sent.result as { live?: boolean } | null)?.live);
   }
 
-  /** Carrier transfer to a human: handoff of the conversation, 'transfer' item, the agent stops speaking. */
-  async transfer(tenantId: string, id: string, req: { target?: string; by: string }) {
+  /**
+   * Carrier transfer to a human: handoff of the conversation, 'transfer' item, the agent stops speaking. `mode`
+   * (default the agent's transfer_mode) and, warm, `summary` (default one written from the call so far).
+   */
+  async transfer(tenantId: string, id: string, req: { target?: string; by: string; mode?: TransferMode; summary?: string }) {
+    if (req.summary && req.mode === 'cold') throw new ApiError('validation_failed', 'summary: only a warm transfer says a summary');
     const row = await this.repo.get(tenantId, id);
     if (!row) throw new ApiError('not_found', 'call not found');
     if (isTerminal(row.status)) throw new ApiError('conflict', `call has already ended (${row.status})`);
@@ -391,10 +397,16 @@ export class CallService {
     const reason = req.target ? `transfer to ${req.target} requested` : 'transfer to a human requested';
     // queued before the transfer runs: a transfer that ends the call closes its handoff, never the other way round
     const conv = row.conversation_id ? await new ConversationRepo(this.o.db).requestHandoff(tenantId, row.conversation_id, reason) : undefined;
-    const live = await this.#transferOnOwner(tenantId, id, target);
-    const item = await this.o.events.publish(tenantId, id, { type: 'transfer', target, by: req.by });
-    return { call_id: id, status: row.status, target, live, conversation_id: row.conversation_id, handoff_state: conv?.handoff_state ?? null, seq: item.seq };
+    const mode = req.mode ?? row.agent.transfer_mode ?? 'cold';
+    const live = await this.#transferOnOwner(tenantId, id, target, { mode, ...(req.summary ? { summary: req.summary } : {}) });
+    const item = await this.o.events.publish(tenantId, id, { type: 'transfer', target, by: req.by, mode });
+    return { call_id: id, status: row.status, target, mode, live, conversation_id: row.conversation_id, handoff_state: conv?.handoff_state ?? null, seq: item.seq };
   }
+}
+
+/** A transfer command's mode and summary, as sent over the bus (anything else is dropped). */
+function transferAskOf(c: CallCommand): TransferAsk {
+  return { ...(c.mode === 'warm' || c.mode === 'cold' ? { mode: c.mode } : {}), ...(typeof c.summary === 'string' ? { summary: c.summary } : {}) };
 }
 
 export interface ComplianceAuditRecord {

@@ -1,6 +1,7 @@
 /** The public shape of a call and the inputs of the call engine (deps.calls). */
 import type { KnowledgeEntry } from '../dialog/knowledge.js';
 import type { AgentRuntimeSettings, QualifyStep } from '../repos/agents.js';
+import type { TransferMode } from '../adapters/types.js';
 
 export const CALL_STATUSES = [
   'queued', 'scheduled', 'blocked', 'dialing', 'ringing', 'in_progress',
@@ -32,6 +33,8 @@ export interface AgentSnapshot extends AgentRuntimeSettings {
   voicemail_message?: string | null;
   /** where a transfer to a human ('operator') is dialed for this agent (E.164); default HUMAN_TRANSFER_NUMBER */
   transfer_number?: string | null;
+  /** cold (default) or warm: the human hears the call's summary while the caller holds */
+  transfer_mode?: TransferMode;
   /** the agent's qualify script as written, when it is text: instructions for a language model */
   qualify_text?: string | null;
   /** the agent's knowledge base at dispatch (src/dialog/knowledge.ts) */
@@ -142,6 +145,8 @@ export interface CallRecord {
   summary: string | null;
   /** who wrote the summary: the dialog model, or built from the extracted fields (also the model's fallback); null without one */
   summary_source: 'model' | 'fields' | null;
+  /** where the call went when it ended transferred to a number, and how (cold or warm); null otherwise */
+  transfer: { target: string; mode: TransferMode } | null;
   /** set when the call was marked transactional (null otherwise) */
   compliance?: CallCompliance | null;
   transitions?: Array<{ from: string | null; to: string; reason: string | null; at: string }>;

@@ -60,9 +60,9 @@ export class VoiceClient {
     return requestJson<Call>(this.baseUrl, this.#creds, 'POST', `/calls/${encodeURIComponent(callId)}/hangup`);
   }
 
-  /** Transfers a live call to a human (optional E.164 target). */
-  transfer(callId: string, target?: string): Promise<unknown> {
-    return requestJson(this.baseUrl, this.#creds, 'POST', `/calls/${encodeURIComponent(callId)}/transfer`, target ? { target } : {});
+  /** Transfers a live call to a human (optional E.164 target): cold, or warm (the human hears `summary` first). */
+  transfer(callId: string, target?: string, how: { mode?: 'cold' | 'warm'; summary?: string } = {}): Promise<unknown> {
+    return requestJson(this.baseUrl, this.#creds, 'POST', `/calls/${encodeURIComponent(callId)}/transfer`, { ...(target ? { target } : {}), ...how });
   }
 
   /** Stored live items after a seq (what listen() replays on join). */

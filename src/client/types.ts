@@ -46,7 +46,7 @@ export interface TranscriptItem extends ItemBase { type: 'transcript'; speaker: 
 export interface EntityItem extends ItemBase { type: 'entity'; key: string; value: string }
 export interface EscalationItem extends ItemBase { type: 'escalation'; reason: string }
 export interface StatusItem extends ItemBase { type: 'status'; status: string; ended_reason?: string | null }
-export interface TransferItem extends ItemBase { type: 'transfer'; target: string; by: string }
+export interface TransferItem extends ItemBase { type: 'transfer'; target: string; by: string; mode?: 'cold' | 'warm' }
 export type LiveItem = TranscriptItem | EntityItem | EscalationItem | StatusItem | TransferItem;
 
 export type EndReason = 'call_ended' | 'closed' | 'refused' | 'gave_up';

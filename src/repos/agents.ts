@@ -1,6 +1,7 @@
 /** Per-tenant agents: disclosure script, qualify script and the runtime settings of the contract's agent (src/calls/agent_settings.ts). */
 import type { Queryable } from '../db/db.js';
 import type { KnowledgeEntry } from '../dialog/knowledge.js';
+import type { TransferMode } from '../adapters/types.js';
 
 export interface QualifyStep {
   /** the extracted_data key this step fills: customer_name, intent, budget, scheduled_slot, or a custom key */
@@ -27,6 +28,8 @@ export interface AgentCallHandling {
   voicemail_message: string | null;
   /** E.164 number a transfer to a human dials for this agent; null = HUMAN_TRANSFER_NUMBER */
   transfer_number: string | null;
+  /** cold (default): the caller goes straight through; warm: the human hears the call's summary first */
+  transfer_mode: TransferMode;
 }
 
 export interface Agent extends AgentRuntimeSettings, AgentCallHandling {
@@ -58,7 +61,7 @@ interface AgentRow extends AgentRuntimeSettings, AgentCallHandling {
 }
 
 const COLS = `id, name, disclosure_script, qualify_script, qualify_text, role, voice, language, interruption_sensitivity,
-  turn_detection_timeout_ms, voicemail, voicemail_message, transfer_number, knowledge, created_at, updated_at`;
+  turn_detection_timeout_ms, voicemail, voicemail_message, transfer_number, transfer_mode, knowledge, created_at, updated_at`;
 
 export class AgentRepo {
   constructor(private db: Queryable) {}
@@ -75,18 +78,18 @@ export class AgentRepo {
     const { steps, text } = scriptColumns(a);
     const r = await this.db.query<AgentRow & { inserted: boolean }>(
       `INSERT INTO agents (tenant_id, id, name, disclosure_script, qualify_script, qualify_text, role, voice, language,
-         interruption_sensitivity, turn_detection_timeout_ms, voicemail, voicemail_message, transfer_number, knowledge)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
+         interruption_sensitivity, turn_detection_timeout_ms, voicemail, voicemail_message, transfer_number, knowledge, transfer_mode)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16)
        ON CONFLICT (tenant_id, id) DO UPDATE SET name = EXCLUDED.name, disclosure_script = EXCLUDED.disclosure_script,
          qualify_script = EXCLUDED.qualify_script, qualify_text = EXCLUDED.qualify_text, role = EXCLUDED.role,
          voice = EXCLUDED.voice, language = EXCLUDED.language, interruption_sensitivity = EXCLUDED.interruption_sensitivity,
          turn_detection_timeout_ms = EXCLUDED.turn_detection_timeout_ms, voicemail = EXCLUDED.voicemail,
          voicemail_message = EXCLUDED.voicemail_message, transfer_number = EXCLUDED.transfer_number,
-         knowledge = EXCLUDED.knowledge, updated_at = now()
+         transfer_mode = EXCLUDED.transfer_mode, knowledge = EXCLUDED.knowledge, updated_at = now()
        RETURNING ${COLS}, (xmax = 0) AS inserted`,
       [tenantId, id, a.name, a.disclosure_script, JSON.stringify(steps), text, a.role, a.voice, a.language,
         a.interruption_sensitivity, a.turn_detection_timeout_ms, a.voicemail ?? 'hang_up', a.voicemail_message ?? null, a.transfer_number ?? null,
-        JSON.stringify(a.knowledge ?? [])],
+        JSON.stringify(a.knowledge ?? []), a.transfer_mode ?? 'cold'],
     );
     const { inserted, ...row } = r.rows[0];
     return { agent: toAgent(row), created: inserted };
@@ -104,14 +107,14 @@ export class AgentRepo {
          turn_detection_timeout_ms = COALESCE($12, turn_detection_timeout_ms), voicemail = COALESCE($13, voicemail),
          voicemail_message = CASE WHEN $14::boolean THEN $15 ELSE voicemail_message END,
          transfer_number = CASE WHEN $16::boolean THEN $17 ELSE transfer_number END,
-         knowledge = COALESCE($18::jsonb, knowledge), updated_at = now()
+         knowledge = COALESCE($18::jsonb, knowledge), transfer_mode = COALESCE($19, transfer_mode), updated_at = now()
        WHERE tenant_id = $1 AND id = $2 RETURNING ${COLS}`,
       [tenantId, id, p.name ?? null, p.disclosure_script ?? null, script !== undefined, script ? JSON.stringify(script.steps) : null,
         script?.text ?? null, p.role ?? null, p.voice ?? null, p.language ?? null, p.interruption_sensitivity ?? null,
         p.turn_detection_timeout_ms ?? null, p.voicemail ?? null,
         // null clears these two; left out leaves them
         p.voicemail_message !== undefined, p.voicemail_message ?? null, p.transfer_number !== undefined, p.transfer_number ?? null,
-        p.knowledge !== undefined ? JSON.stringify(p.knowledge) : null],
+        p.knowledge !== undefined ? JSON.stringify(p.knowledge) : null, p.transfer_mode ?? null],
     );
     return r.rows[0] && toAgent(r.rows[0]);
   }
@@ -132,6 +135,7 @@ function toAgent(a: AgentRow): Agent {
     role: a.role, voice: a.voice, language: a.language,
     interruption_sensitivity: Number(a.interruption_sensitivity), turn_detection_timeout_ms: a.turn_detection_timeout_ms,
     voicemail: a.voicemail, voicemail_message: a.voicemail_message, transfer_number: a.transfer_number,
+    transfer_mode: a.transfer_mode ?? 'cold',
     knowledge: typeof a.knowledge === 'string' ? JSON.parse(a.knowledge) as KnowledgeEntry[] : a.knowledge ?? [],
     created_at: ts(a.created_at), updated_at: ts(a.updated_at),
   };

@@ -33,7 +33,7 @@ export interface StreamSocketPorts {
   findCall(tenantId: string, callId: string): Promise<{ status: string } | undefined>;
   edge: Pick<StreamEdge, 'attach'>;
   listeners: { inc(): void; dec(): void };
-  transfer(tenantId: string, callId: string, req: { target?: string; by: string }): Promise<unknown>;
+  transfer(tenantId: string, callId: string, req: { target?: string; by: string; mode?: 'cold' | 'warm'; summary?: string }): Promise<unknown>;
   /** told when a user's tokens are revoked (their open streams close); returns the unsubscribe */
   onUserRevoked(userId: string, listener: () => void): () => void;
   /** told when any API key is revoked, on any instance (open streams of a key re-check it); returns the unsubscribe */
@@ -132,7 +132,8 @@ async function onClientMessage(deps: StreamSocketPorts, session: SocketSession, 
   session.transferInFlight = true;
   try {
     // Every principal is at least an operator (roles: operator < admin), which is what a transfer needs.
-    await deps.transfer(principal.tenantId, callId, { target: parsed.data.target, by: principal.sub });
+    const { type: _type, ...req } = parsed.data;
+    await deps.transfer(principal.tenantId, callId, { ...req, by: principal.sub });
   } catch (err) {
     if (err instanceof ApiError) return reply({ type: 'error', request: 'transfer', code: err.code, detail: err.message });
     deps.log.error({ err, call_id: callId }, 'transfer from a stream listener failed');

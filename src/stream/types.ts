@@ -9,7 +9,7 @@ export type CallEventInput =
   | { type: 'entity'; key: string; value: string }
   | { type: 'escalation'; reason: string }
   | { type: 'status'; status: string; ended_reason?: string | null }
-  | { type: 'transfer'; target: string; by: string };
+  | { type: 'transfer'; target: string; by: string; mode?: 'cold' | 'warm' };
 
 /** What a listener receives: the item plus call_id, a per-call seq (1, 2, …) and `at` (ISO 8601 UTC). */
 export type CallEventMessage = CallEventInput & { call_id: string; seq: number; at: string };

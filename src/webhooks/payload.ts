@@ -32,6 +32,8 @@ export interface CallCompletedPayload {
    * handoff's times (ISO 8601; accepted_at null if nobody accepted)
    */
   handoff?: { target: string | null; queued_at: string; accepted_at: string | null; ended_at: string | null };
+  /** only on a call that ended transferred to a number: the number, and cold or warm (the human heard the summary first) */
+  transfer?: { target: string; mode: 'cold' | 'warm' };
   /** only on a call that came in */
   direction?: 'inbound';
   from?: string | null;
@@ -65,6 +67,7 @@ export function callCompletedPayload(call: CallRecord, now = new Date()): CallCo
     disclosure_delivered_at: call.disclosure_delivered_at,
     summary: call.summary ?? null,
     summary_source: call.summary_source ?? null,
+    ...(call.transfer ? { transfer: call.transfer } : {}),
     ...(call.direction === 'inbound' ? { direction: 'inbound' as const, from: call.from, to: call.to } : {}),
   };
 }

@@ -7,6 +7,10 @@
  *   (GET ?CallSid&CallFrom&CallTo&CustomField) and reads {"url"}; when the bot closes the socket the flow goes on:
  *   a Passthru (GET, 200 = go on to Connect, else hang up) and the Connect applet's number URL, when configured;
  *   at the end StatusCallback with EventType=terminal and Status (completed, busy, no-answer, failed).
+ * - The Connect applet's playback set to a URL ("Read text like a robot", dynamic): before connecting the dialed
+ *   number, a HEAD then a GET (CallSid, From, To, DialWhomNumber) that must answer application/json
+ *   {"start_call_playback": {"playback_to": "callee"|"both", "type": "text"|"audio_url", "value"}}; the text is
+ *   heard by the dialed human alone (callee) or by both, while the caller hears the applet's ringing.
  * - A call to one of our ExoPhones (ringIn): the flow's Voicebot applet fetches its URL with Direction=incoming,
  *   CallFrom (the caller, as Exotel writes it: 0 and ten digits), CallTo (the ExoPhone), and streams as above.
  * - The caller's keys: `dtmf` (dtmf.digit, dtmf.duration) on the stream, on demand.
@@ -34,6 +38,8 @@ export interface FakeExotelCall {
   marksEchoed: string[];
   clears: number;
   dialed?: string[];
+  /** the Connect applet's playback: what the dialed human heard before the caller was connected, and to whom it was played */
+  calleeHeard?: string; playbackTo?: string;
   passthru?: number;
   ended?: string;
   callbacks: Array<{ event: string; status: number }>;
@@ -49,6 +55,8 @@ interface Options {
   appletUrl: () => string;
   passthruUrl?: () => string;
   connectUrl?: () => string;
+  /** the Connect applet's dynamic playback URL, when the flow has one */
+  playbackUrl?: () => string;
   /** mu-law 8 kHz: what the callee says when the stream starts, and its reply once the agent pauses for 1.5 s */
   audio: Uint8Array;
   reply?: Uint8Array;
@@ -201,9 +209,24 @@ export class FakeExotel {
         const d = await fetch(withQuery(this.o.connectUrl(), q));
         const j = await d.json().catch(() => ({})) as { destination?: { numbers?: string[] } };
         call.dialed = j.destination?.numbers;
+        if (call.dialed?.length && this.o.playbackUrl) await this.#playback(call, q, call.dialed[0]);
       }
     }
     await this.#status(call, 'terminal', 'completed');
+  }
+
+  /** The Connect applet's playback URL: HEAD and GET must agree on application/json; the text goes to whom it names. */
+  async #playback(call: FakeExotelCall, q: URLSearchParams, dialWhom: string): Promise<void> {
+    const pq = new URLSearchParams({ CallSid: q.get('CallSid') ?? call.sid, From: q.get('CallFrom') ?? '', To: q.get('CallTo') ?? '', DialWhomNumber: dialWhom });
+    const head = await fetch(withQuery(this.o.playbackUrl!(), pq), { method: 'HEAD' });
+    const r = await fetch(withQuery(this.o.playbackUrl!(), pq));
+    const type = r.headers.get('content-type') ?? '';
+    if (r.status !== 200 || !/^application\/json/.test(type) || head.headers.get('content-type') !== type) return;
+    const j = await r.json().catch(() => ({})) as { start_call_playback?: { playback_to?: string; type?: string; value?: string } };
+    const p = j.start_call_playback;
+    if (!p || !['callee', 'both'].includes(p.playback_to ?? '') || !['text', 'audio_url'].includes(p.type ?? '') || typeof p.value !== 'string') return;
+    call.playbackTo = p.playback_to;
+    call.calleeHeard = p.value;
   }
 
   #stream(call: FakeExotelCall, q: URLSearchParams): void {

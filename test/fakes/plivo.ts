@@ -10,6 +10,12 @@
  *   every 20 ms in real time (mu-law 8 kHz, 160 bytes), then silence; plays what playAudio sends at 8 bytes/ms,
  *   answers each checkpoint with playedStream once the audio before it has played, clearAudio with clearedAudio
  *   (cleared checkpoints are not answered); the caller's keys as `dtmf` on demand, and our `sendDTMF` recorded.
+ * - XML beyond the stream (an answer without <Stream>, or a transfer's aleg_url): <Speak> is heard by the callee
+ *   (kept in `heard`), <Hangup/> ends the call, <Conference> joins a named room with the documented attributes:
+ *   startConferenceOnEnter (default true; false before the room has started: muted, hearing background music, or
+ *   waitSound when given), endConferenceOnExit (default false; true: this member leaving ends the room and every
+ *   other member's call). The room starts when a member with startConferenceOnEnter joins. `events` keeps the order
+ *   of what was heard, held and connected.
  * - A call to one of our numbers (ringIn): the application's answer_url gets the signed POST (CallUUID, From, To
  *   without "+", Direction=inbound, CallStatus=ringing); its <Stream> is streamed as above, and hangup_url is told
  *   the end.
@@ -41,6 +47,11 @@ export interface FakePlivoCall {
   hungUpBy?: 'api' | 'caller' | 'canceled';
   callbacks: Array<{ hook: string; status: number; body: string }>;
   streamClosed: Promise<void>;
+  /** what <Speak> said to this callee, in order; the room it is in and what it hears while the room waits */
+  heard: string[];
+  conference?: string;
+  holdAudio?: string;
+  ended?: boolean;
 }
 
 interface Options {
@@ -53,6 +64,8 @@ interface Options {
   /** mu-law 8 kHz the callee says over the agent once 1 s of the agent's answer to its reply has played (a barge-in) */
   interrupt?: Uint8Array;
   behaviour?: (to: string) => PlivoBehaviour;
+  /** how long a number rings before its callee acts, ms (default 30) */
+  ringMs?: (to: string) => number | undefined;
 }
 
 /** V3 as documented: base64 HMAC-SHA256(token, url-with-sorted-query [? or .] sorted key+value pairs + "." + nonce). */
@@ -69,6 +82,9 @@ function signV3(token: string, url: string, params: Record<string, string>, nonc
 
 export class FakePlivo {
   readonly calls: FakePlivoCall[] = [];
+  readonly conferences = new Map<string, { started: boolean; members: Array<{ call: FakePlivoCall; endOnExit: boolean }> }>();
+  /** `<CallUUID> heard <text>`, `<CallUUID> held <audio>`, `<CallUUID> connected <room>`, in order */
+  readonly events: string[] = [];
   readonly restLog: Array<{ method: string; path: string; status: number }> = [];
   #server!: Server;
   #rateLimited = new Set<string>();
@@ -108,7 +124,7 @@ export class FakePlivo {
   async ringIn(o: { from: string; to: string; answerUrl: string; hangupUrl: string }): Promise<FakePlivoCall> {
     let closed!: () => void;
     const call: FakePlivoCall = { requestUuid: randomUUID(), callUuid: randomUUID(), played: 0, formats: new Set(), checkpointsSent: [], playedEchoed: [],
-      clears: 0, dtmfSent: [], callbacks: [], streamClosed: new Promise((r) => { closed = r; }),
+      clears: 0, dtmfSent: [], callbacks: [], heard: [], streamClosed: new Promise((r) => { closed = r; }),
       body: { from: o.from.replace(/^\+/, ''), to: o.to.replace(/^\+/, ''), answer_url: o.answerUrl, hangup_url: o.hangupUrl, direction: 'inbound' } };
     (call as { close?: () => void }).close = closed;
     this.calls.push(call);
@@ -127,8 +143,57 @@ export class FakePlivo {
   /** The callee hangs up: the stream ends and hangup_url reports a normal clearing. */
   async callerHangup(call: FakePlivoCall): Promise<void> {
     call.hungUpBy ??= 'caller';
+    await this.#end(call);
+  }
+
+  /** The call is over: its stream closes, it leaves its room (ending it if it was the room's end), hangup_url is told. */
+  async #end(call: FakePlivoCall): Promise<void> {
+    if (call.ended) return;
+    call.ended = true;
     call.ws?.close(1000);
+    (call as { close?: () => void }).close?.();
+    const others = this.#leave(call);
     await this.#callback(call, 'hangup_url', { CallStatus: 'completed', HangupCause: 'NORMAL_CLEARING', Duration: '7', BillDuration: '60' });
+    for (const o of others) await this.#end(o);
+  }
+
+  /** Leaves its room; the members to end when it was a member with endConferenceOnExit. */
+  #leave(call: FakePlivoCall): FakePlivoCall[] {
+    const room = call.conference ? this.conferences.get(call.conference) : undefined;
+    if (!room) return [];
+    const name = call.conference!;
+    const me = room.members.find((m) => m.call === call);
+    room.members = room.members.filter((m) => m.call !== call);
+    call.conference = undefined;
+    if (!me?.endOnExit) return [];
+    this.conferences.delete(name);
+    return room.members.map((m) => m.call);
+  }
+
+  /** Runs XML with no <Stream>: <Speak> is heard, <Hangup/> ends the call, <Conference> joins the room. */
+  async #runXml(call: FakePlivoCall, xml: string): Promise<void> {
+    for (const verb of xml.matchAll(/<Speak\b[^>]*>([^<]*)<\/Speak>|<Hangup\b[^>]*\/>|<Conference\b([^>]*)>([^<]+)<\/Conference>/g)) {
+      if (call.ended) return;
+      if (verb[1] !== undefined) { const text = unescapeXml(verb[1]); call.heard.push(text); this.events.push(`${call.callUuid} heard ${text}`); }
+      else if (verb[0].startsWith('<Hangup')) return this.#end(call);
+      else return this.#join(call, unescapeXml(verb[3]), verb[2]);
+    }
+    await this.#end(call); // the document ran out
+  }
+
+  #join(call: FakePlivoCall, name: string, attrText: string): void {
+    const attr = (n: string) => { const m = new RegExp(`\\b${n}="([^"]*)"`).exec(attrText); return m ? unescapeXml(m[1]) : undefined; };
+    const room = this.conferences.get(name) ?? { started: false, members: [] };
+    this.conferences.set(name, room);
+    room.members.push({ call, endOnExit: attr('endConferenceOnExit') === 'true' });
+    call.conference = name;
+    if (attr('startConferenceOnEnter') !== 'false') room.started = true;
+    if (!room.started) {
+      call.holdAudio = attr('waitSound') ?? 'background music';
+      this.events.push(`${call.callUuid} held ${call.holdAudio}`);
+      return;
+    }
+    for (const m of room.members) this.events.push(`${m.call.callUuid} connected ${name}`);
   }
 
   #later(ms: number, f: () => unknown): void {
@@ -182,7 +247,9 @@ export class FakePlivo {
       send(202, { api_id: randomUUID(), message: 'call transferred' });
       const r = await this.post(body.aleg_url, { CallUUID: call.callUuid, From: String(call.body.from), To: String(call.body.to), Direction: 'outbound', CallStatus: 'in-progress' });
       call.transferXml = r.body;
-      call.ws?.close(1000); // the new XML replaces the stream
+      call.ws?.close(1000); // the new XML replaces the stream (and any room the call was in)
+      this.#leave(call);
+      if (!/<Dial\b/.test(r.body)) await this.#runXml(call, r.body);
       return;
     }
     send(400, { api_id: randomUUID(), error: 'unsupported request' });
@@ -201,7 +268,7 @@ export class FakePlivo {
     }
     let closed!: () => void;
     const call: FakePlivoCall = { requestUuid: randomUUID(), callUuid: randomUUID(), body, played: 0, formats: new Set(), checkpointsSent: [], playedEchoed: [],
-      clears: 0, dtmfSent: [], callbacks: [], streamClosed: new Promise((r) => { closed = r; }) };
+      clears: 0, dtmfSent: [], callbacks: [], heard: [], streamClosed: new Promise((r) => { closed = r; }) };
     (call as { close?: () => void }).close = closed;
     this.calls.push(call);
     const fired = () => send(201, { message: 'call fired', request_uuid: call.requestUuid, api_id: randomUUID() });
@@ -211,12 +278,13 @@ export class FakePlivo {
   }
 
   #ring(call: FakePlivoCall, behaviour: PlivoBehaviour): void {
-    this.#later(30, async () => {
+    this.#later(this.o.ringMs?.(String(call.body.to)) ?? 30, async () => {
       await this.#callback(call, 'ring_url', { CallStatus: 'ringing' });
       if (behaviour === 'silent' || behaviour === 'slow-answer') return; // rings until someone gives up
       if (behaviour === 'busy') return this.#callback(call, 'hangup_url', { CallStatus: 'busy', HangupCause: 'USER_BUSY', Duration: '0', BillDuration: '0' });
       if (behaviour === 'no-answer') return this.#callback(call, 'hangup_url', { CallStatus: 'no-answer', HangupCause: 'NO_ANSWER', Duration: '0', BillDuration: '0' });
       call.answerXml = await this.#callback(call, 'answer_url', { CallStatus: 'in-progress' });
+      if (!/<Stream\b/.test(call.answerXml)) return this.#runXml(call, call.answerXml);
       this.#stream(call);
       if (behaviour === 'machine') this.#later(300, () => this.#callback(call, 'machine_detection_url', { Machine: 'true', MachineDetectionDuration: '2100' }));
     });
@@ -299,4 +367,8 @@ export class FakePlivo {
       tick();
     });
   }
+}
+
+function unescapeXml(s: string): string {
+  return s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) => ({ lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" })[e]!);
 }

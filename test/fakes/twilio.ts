@@ -12,6 +12,12 @@
  *   CallStatus=ringing, Direction=inbound); its TwiML <Connect><Stream> is streamed as above, <Reject> ends the call
  *   busy; status callbacks go to the number's status callback URL.
  * - the caller's keys: `dtmf` messages (dtmf.track inbound_track, dtmf.digit) on the stream, on demand.
+ * - TwiML beyond the stream (from a create's Twiml or an update's): <Say> is heard by the callee (kept in `heard`),
+ *   <Hangup/> ends the call, <Dial><Conference> joins a named room with TwiML's documented attributes:
+ *   startConferenceOnEnter (default true; false before the room has started: muted on hold, hearing waitUrl, by
+ *   default Twilio's hold music, "" silence), endConferenceOnExit (default false; true: this member leaving ends
+ *   the room and every other member's <Dial>), beep; the room starts when a member with startConferenceOnEnter
+ *   joins, and everyone in it is then connected. `events` keeps the order of what was heard, held and connected.
  * `tunnel` maps the public URLs Twilio is given (PUBLIC_BASE_URL) to where the service listens, as ngrok would.
  */
 import { randomBytes } from 'node:crypto';
@@ -49,6 +55,10 @@ export interface FakeCall {
   /** our outbound audio that "played" (mu-law), every mark echoed, clears, and what broke the protocol (31951) */
   played: Uint8Array[]; playedBytes: number; marksEchoed: string[]; clears: number; protocolErrors: string[];
   dialed?: string;
+  /** what <Say> said to this call's callee, in order */
+  heard: string[];
+  /** the conference room this call is in (<Dial><Conference>), and what it hears while the room waits to start */
+  conference?: string; holdAudio?: string;
   /** the callee is saying (or has said) its audio */
   speaking: boolean;
   /** when the stream started (ms, Date.now) */
@@ -78,8 +88,14 @@ export function corpusMulaw(path: string): Uint8Array {
   throw new Error(`no data chunk in ${path}`);
 }
 
+/** A conference room: its members in the order they joined, and whether it has started. */
+export interface FakeConference { name: string; started: boolean; members: Array<{ sid: string; endOnExit: boolean }> }
+
 export class FakeTwilio {
   readonly calls = new Map<string, LiveCall>();
+  readonly conferences = new Map<string, FakeConference>();
+  /** what happened to calls in conferences and <Say>, in order: `<sid> heard <text>`, `<sid> held <audio>`, `<sid> connected` */
+  readonly events: string[] = [];
   readonly requests: Array<{ method: string; path: string; form: URLSearchParams; authorized: boolean }> = [];
   readonly #plans = new Map<string, CalleePlan>();
   readonly #errors: ScriptedError[] = [];
@@ -117,7 +133,7 @@ export class FakeTwilio {
     if (o.statusUrl) { form.set('StatusCallback', o.statusUrl); for (const e of ['ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', e); }
     let end!: () => void;
     const ended = new Promise<void>((r) => { end = r; });
-    const c: LiveCall = { sid: sidOf('CA'), to: o.to, from: o.from, form, parameters: {}, status: 'ringing', callbacks: [], played: [], playedBytes: 0,
+    const c: LiveCall = { sid: sidOf('CA'), to: o.to, from: o.from, form, parameters: {}, status: 'ringing', callbacks: [], played: [], playedBytes: 0, heard: [],
       marksEchoed: [], clears: 0, protocolErrors: [], queue: [], timers: [], seq: 0, chunk: 0, audioAt: 0, speaking: true, lastPlayedAt: 0, ended, end,
       ...(o.audio ? { audio: o.audio } : {}) };
     this.calls.set(c.sid, c);
@@ -197,10 +213,12 @@ export class FakeTwilio {
       return error(400, 21220, 'Call is not in a valid state to cancel');
     } else if (twiml) {
       const dial = /<Dial(?: callerId="[^"]*")?>(?:<Sip>)?([^<]+)(?:<\/Sip>)?<\/Dial>/.exec(twiml);
-      if (!dial) return error(400, 12100, 'Document parse failure');
-      // the new TwiML replaces <Connect><Stream>: the stream stops, the call is bridged to the dialed party
-      c.dialed = unescapeXml(dial[1]);
+      if (!dial && !/<Response>.*<\/Response>/s.test(twiml)) return error(400, 12100, 'Document parse failure');
+      // the new TwiML replaces <Connect><Stream>: the stream stops, the call runs the new document
       c.timers.push(setTimeout(() => this.#stopStream(c), 20));
+      if (dial) c.dialed = unescapeXml(dial[1]); // bridged to the dialed party
+      // a call in a room leaves it for its new document
+      else c.timers.push(setTimeout(() => { this.#leave(c); c.conference = undefined; this.#runTwiml(c, twiml); }, 30));
     } else return error(400, 21218, 'Invalid Status or Twiml');
     return json(200, { sid: c.sid, status: c.status, to: c.to, from: c.from });
   }
@@ -212,7 +230,7 @@ export class FakeTwilio {
     for (const p of (stream?.[2] ?? '').matchAll(/<Parameter name="([^"]*)" value="([^"]*)"\/>/g)) parameters[unescapeXml(p[1])] = unescapeXml(p[2]);
     let end!: () => void;
     const ended = new Promise<void>((r) => { end = r; });
-    const c: LiveCall = { sid: sidOf('CA'), to: form.get('To')!, from: form.get('From')!, form, parameters, status: 'queued', callbacks: [],
+    const c: LiveCall = { sid: sidOf('CA'), to: form.get('To')!, from: form.get('From')!, form, parameters, status: 'queued', callbacks: [], heard: [],
       played: [], playedBytes: 0, marksEchoed: [], clears: 0, protocolErrors: [], queue: [], timers: [], seq: 0, chunk: 0, audioAt: 0, speaking: false, lastPlayedAt: 0, ended, end,
       ...(stream ? { streamUrl: unescapeXml(stream[1]) } : {}) };
     this.calls.set(c.sid, c);
@@ -231,7 +249,7 @@ export class FakeTwilio {
       c.timers.push(setInterval(() => {
         if (!c.speaking && c.playedBytes > 0 && Date.now() - c.lastPlayedAt >= quietMs) c.speaking = true;
       }, 20));
-      void this.#connect(c);
+      if (c.streamUrl) void this.#connect(c); else this.#runTwiml(c, c.form.get('Twiml') ?? '');
       const amdAfter = plan.answer === 'machine' ? plan.greetingMs ?? 1500 : 900;
       later(amdAfter, () => { if (c.status === 'in-progress') void this.#amd(c, plan.answer === 'machine' ? 'machine_end_beep' : 'human', amdAfter); });
     });
@@ -252,10 +270,58 @@ export class FakeTwilio {
     clearTimeout(c.tick);
     c.status = status;
     this.#stopStream(c);
+    this.#leave(c);
     void this.#statusCallback(c).finally(() => c.end());
   }
 
   #complete(c: LiveCall): void { this.#finish(c, 'completed'); }
+
+  /**
+   * Runs a document's verbs in order (no stream in it): each <Say> is heard, <Hangup/> ends the call, a
+   * <Dial><Conference> joins the room (the rest of the document waits for the <Dial> to end, which here ends the call).
+   */
+  #runTwiml(c: LiveCall, twiml: string): void {
+    for (const verb of twiml.matchAll(/<Say\b[^>]*>([^<]*)<\/Say>|<Hangup\/>|<Dial\b[^>]*><Conference\b([^>]*)>([^<]+)<\/Conference><\/Dial>/g)) {
+      if (c.status !== 'in-progress') return;
+      if (verb[1] !== undefined) { const text = unescapeXml(verb[1]); c.heard.push(text); this.events.push(`${c.sid} heard ${text}`); }
+      else if (verb[0] === '<Hangup/>') { this.#complete(c); return; }
+      else { this.#join(c, unescapeXml(verb[3]), verb[2]); return; }
+    }
+    if (!c.conference) this.#complete(c); // the document ran out
+  }
+
+  #join(c: LiveCall, name: string, attrText: string): void {
+    const attr = (n: string) => { const m = new RegExp(`\\b${n}="([^"]*)"`).exec(attrText); return m ? unescapeXml(m[1]) : undefined; };
+    for (const n of ['startConferenceOnEnter', 'endConferenceOnExit']) {
+      const v = attr(n);
+      if (v !== undefined && v !== 'true' && v !== 'false') { c.protocolErrors.push(`${n === 'endConferenceOnExit' ? 13231 : 13232} invalid ${n}`); return this.#complete(c); }
+    }
+    const beep = attr('beep');
+    if (beep !== undefined && !['true', 'false', 'onEnter', 'onExit'].includes(beep)) c.protocolErrors.push('13230 invalid beep');
+    const room = this.conferences.get(name) ?? { name, started: false, members: [] };
+    this.conferences.set(name, room);
+    room.members.push({ sid: c.sid, endOnExit: attr('endConferenceOnExit') === 'true' });
+    c.conference = name;
+    if (attr('startConferenceOnEnter') !== 'false') room.started = true;
+    if (!room.started) {
+      const wait = attr('waitUrl');
+      c.holdAudio = wait === undefined ? 'twilio default hold music' : wait === '' ? 'silence' : wait;
+      this.events.push(`${c.sid} held ${c.holdAudio}`);
+      return;
+    }
+    for (const m of room.members) this.events.push(`${m.sid} connected ${name}`);
+  }
+
+  /** A member left its room: one with endConferenceOnExit ends the room, and every other member's call with it. */
+  #leave(c: LiveCall): void {
+    const room = c.conference ? this.conferences.get(c.conference) : undefined;
+    if (!room) return;
+    const me = room.members.find((m) => m.sid === c.sid);
+    room.members = room.members.filter((m) => m.sid !== c.sid);
+    if (!me?.endOnExit) return;
+    this.conferences.delete(room.name);
+    for (const m of room.members) { const other = this.calls.get(m.sid); if (other) this.#complete(other); }
+  }
 
   async #statusCallback(c: LiveCall): Promise<void> {
     const url = c.form.get('StatusCallback');

@@ -19,7 +19,7 @@ let base = '';
 const HOOK_SECRET = 'exotel-flow-secret-0123456789';
 const fake = await new FakeExotel({ sid: 'acme1', apiKey: 'exo-key', apiToken: 'exo-token', appId: '424242',
   appletUrl: () => `${base}/carriers/exotel/stream?secret=${HOOK_SECRET}`, passthruUrl: () => `${base}/carriers/exotel/next?secret=${HOOK_SECRET}`,
-  connectUrl: () => `${base}/carriers/exotel/dial?secret=${HOOK_SECRET}`,
+  connectUrl: () => `${base}/carriers/exotel/dial?secret=${HOOK_SECRET}`, playbackUrl: () => `${base}/carriers/exotel/whisper?secret=${HOOK_SECRET}`,
   audio: calleeGreeting('d03_pink_snr10.wav'), reply: calleeAnswer(), interrupt: calleeAnswer('sorry that is not what I asked'), behaviour: (to) => behaviours[to] ?? 'answer' }).start();
 const live = await startLiveService({ CARRIER: 'exotel', EXOTEL_ACCOUNT_SID: 'acme1', EXOTEL_API_KEY: 'exo-key', EXOTEL_API_TOKEN: 'exo-token',
   EXOTEL_CALLER_ID: '08047491899', EXOTEL_APP_ID: '424242', EXOTEL_API_BASE_URL: fake.baseUrl, EXOTEL_HOOK_SECRET: HOOK_SECRET });
@@ -159,6 +159,25 @@ t.test('transfer: the bot leg closes, the Passthru goes on and Connect dials the
   t.same(call.dialed, ['+919876500000']);
   const done = await ended(id);
   t.equal(done.ended_reason, 'transferred');
+  t.same(done.transfer, { target: '+919876500000', mode: 'cold' });
+  // the flow's applet asks for its playback on every transfer: a cold one says only where the call comes from
+  t.equal(await waitFor('the playback', () => call.calleeHeard), 'A call from the voice agent.');
+});
+
+t.test('warm transfer: the Connect applet says the summary to the human alone before connecting the caller', async (t) => {
+  const id = await dispatch('+919812345612');
+  const call = await callAt(id, (c) => c.played > 0);
+  const summary = 'Kiran wants a villa in Goa, budget 3 crore.';
+  const r = await api(base, 'POST', `/calls/${id}/transfer`, { ...auth, body: { target: '+919876500001', mode: 'warm', summary } });
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  await waitFor('the Connect applet\'s playback', () => call.calleeHeard);
+  t.same(call.dialed, ['+919876500001']);
+  t.equal(call.calleeHeard, summary);
+  t.equal(call.playbackTo, 'callee', 'said to the human alone: the caller hears the applet\'s ringing');
+  t.match(await ended(id), { ended_reason: 'transferred', transfer: { target: '+919876500001', mode: 'warm' } });
+  const stranger = await fetch(`${base}/carriers/exotel/whisper?CallSid=${call.sid}`);
+  t.equal(stranger.status, 403, 'the summary is not told without the flow\'s secret');
+  t.equal(await stranger.text(), '');
 });
 
 t.test('the flow\'s hooks without its secret: 403 and nothing more, even for a call of ours waiting for its stream', async (t) => {

@@ -12,10 +12,12 @@ import { auth, callOf, calleeAnswer, calleeGreeting, ENDED, startLiveService, wa
 const behaviours: Record<string, PlivoBehaviour> = {
   '+919800000001': 'busy', '+919800000002': 'no-answer', '+919800000003': 'invalid', '+919800000004': 'ratelimit-once',
   '+919800000005': 'server-error', '+919800000006': 'silent', '+919800000007': 'machine', '+919800000008': 'ratelimit',
-  '+919800000009': 'slow-answer',
+  '+919800000009': 'slow-answer', '+919800000010': 'no-answer',
 };
 const fake = await new FakePlivo({ authId: 'MAFAKEAUTHID000000001', authToken: 'plivo-test-auth-token', audio: calleeGreeting(), reply: calleeAnswer(), interrupt: calleeAnswer('sorry that is not what I asked'),
-  behaviour: (to) => behaviours[`+${to}`] ?? 'answer' }).start();
+  behaviour: (to) => behaviours[`+${to}`] ?? 'answer',
+  // the human of the warm transfer takes a second or two to pick up; the caller's move is done well before
+  ringMs: (to) => (to === '919812300099' ? 1500 : undefined) }).start();
 const live = await startLiveService({ CARRIER: 'plivo', PLIVO_AUTH_ID: 'MAFAKEAUTHID000000001', PLIVO_AUTH_TOKEN: 'plivo-test-auth-token',
   PLIVO_FROM_NUMBER: '+918031234567', PLIVO_API_BASE_URL: fake.baseUrl });
 const hooks = await webhookReceiver();
@@ -187,6 +189,44 @@ t.test('transfer: aleg_url dials the number and our hang-up leaves the bridge al
   t.equal(done.status, 'completed');
   t.equal(done.ended_reason, 'transferred');
   t.notOk(fake.restLog.some((x) => x.method === 'DELETE' && x.path.includes(call.callUuid)), 'no DELETE of a transferred call');
+});
+
+t.test('warm transfer: the human hears the summary, the caller holds in the room until then', async (t) => {
+  const id = await dispatch('+919812345612');
+  const call = await waitFor('agent audio', () => fake.calls.find((c) => String(c.body.answer_url).includes(id) && c.played > 0 ? c : undefined));
+  const summary = 'Meera wants a 3BHK in Baner, budget 1.2 crore; visit on Saturday.';
+  const r = await api(base, 'POST', `/calls/${id}/transfer`, { ...auth, body: { target: '+919812300099', mode: 'warm', summary } });
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.equal(r.body.mode, 'warm');
+  const done = await ended(id);
+  t.match(done, { ended_reason: 'transferred', transfer: { target: '+919812300099', mode: 'warm' } });
+  const leg = await waitFor('the human\'s call', () => fake.calls.find((c) => c.body.to === '919812300099'));
+  t.match(leg.body, { from: '918031234567', answer_method: 'POST', hangup_method: 'POST' });
+  t.equal(new URL(String(leg.body.answer_url)).pathname, '/v1/carriers/plivo/whisper');
+  await waitFor('the human in the room', () => leg.conference);
+  t.same(leg.heard, [summary], 'the human heard the summary first');
+  t.equal(call.conference, `transfer-${id}`, 'the caller is in the call\'s room');
+  t.equal(leg.conference, call.conference);
+  t.equal(call.holdAudio, 'background music', 'the caller heard Plivo\'s music while the room waited');
+  const at = (what: string) => fake.events.findIndex((e) => e.startsWith(what));
+  t.ok(at(`${call.callUuid} held`) >= 0 && at(`${call.callUuid} held`) < at(`${leg.callUuid} heard`), 'held before the summary was said');
+  t.ok(at(`${leg.callUuid} heard`) < at(`${call.callUuid} connected`), 'connected after it');
+  t.notOk(fake.restLog.some((x) => x.method === 'DELETE' && x.path.includes(call.callUuid)), 'no DELETE of the caller');
+  await fake.callerHangup(call); // the caller leaves: the room ends, and the human's call with it
+  await waitFor('the human\'s call to end', () => leg.ended);
+});
+
+t.test('warm transfer nobody answers: the waiting caller is told and let go', async (t) => {
+  const id = await dispatch('+919812345613');
+  const call = await waitFor('agent audio', () => fake.calls.find((c) => String(c.body.answer_url).includes(id) && c.played > 0 ? c : undefined));
+  const r = await api(base, 'POST', `/calls/${id}/transfer`, { ...auth, body: { target: '+919800000010', mode: 'warm' } });
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.match(await ended(id), { ended_reason: 'transferred', transfer: { target: '+919800000010', mode: 'warm' } });
+  await waitFor('the caller let go', () => call.ended);
+  t.match(call.heard.at(-1), /^Sorry, nobody could take your call/);
+  const leg = fake.calls.find((c) => c.body.to === '919800000010')!;
+  t.same(leg.heard, [], 'nothing said to nobody');
+  t.equal(leg.callbacks.find((x) => x.hook === 'hangup_url')?.status, 200);
 });
 
 t.test('answering-machine detection: Machine=true reaches the call, which ends as voicemail', async (t) => {

@@ -217,6 +217,65 @@ t.test('transfer: the agent\'s transfer_number, else HUMAN_TRANSFER_NUMBER; the 
   }
 });
 
+t.test('warm transfer: the human hears the summary first, the caller holds in the room until then', async (t) => {
+  t.equal((await api(LOCAL, 'PUT', '/agents/warm', { token: admin, body: { transfer_number: '+14155550178', transfer_mode: 'warm' } })).status, 201);
+  fake.plan('+14155550143', { answer: 'human', ringMs: 100 });
+  // a person takes a second or two to pick up; the caller's move (one REST request) is done well before
+  fake.plan('+14155550178', { answer: 'human', ringMs: 1500 });
+  const id = await dispatch({ to: '+14155550143', agent_id: 'warm', webhook_url: hookUrl });
+  const fc = await until('the agent to speak', () => (fake.callTo('+14155550143')?.playedBytes ? fake.callTo('+14155550143') : undefined));
+  const r = await api(LOCAL, 'POST', `/calls/${id}/transfer`, { token: admin, body: {} });
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.match(r.body, { live: true, mode: 'warm' });
+  const call = await ended(id);
+  t.match(call, { status: 'completed', ended_reason: 'transferred', transfer: { target: '+14155550178', mode: 'warm' } });
+  const leg = fake.callTo('+14155550178')!;
+  t.equal(leg.from, '+14155550100', 'the human sees our number');
+  t.match(leg.form.get('StatusCallback'), `${PUBLIC}/carriers/twilio/transfer?call_id=${id}`);
+  await until('the human to join the room', () => leg.conference);
+  t.match(leg.heard[0], /^Call from the voice agent\. .+/, 'the human heard the call\'s summary');
+  t.equal(fc.conference, `transfer-${id}`, 'the caller is in the call\'s room');
+  t.equal(leg.conference, fc.conference, 'and the human joined it');
+  t.equal(fc.holdAudio, 'twilio default hold music', 'the caller heard hold music');
+  const at = (what: string) => fake.events.findIndex((e) => e.startsWith(what));
+  t.ok(at(`${fc.sid} held`) >= 0 && at(`${fc.sid} held`) < at(`${leg.sid} heard`), 'the caller was on hold before the human heard the summary');
+  t.ok(at(`${leg.sid} heard`) < at(`${fc.sid} connected`), 'the two were connected after the summary');
+  t.same(fc.protocolErrors, [], 'TwiML Twilio accepts');
+  t.notOk(fake.requests.some((q) => q.path.endsWith(`/Calls/${fc.sid}.json`) && q.form.get('Status')), 'we did not hang the caller up');
+  const hook = await until('the webhook', () => received.map((x) => JSON.parse(x.body)).find((b) => b.call_id === id));
+  t.same(hook.transfer, { target: '+14155550178', mode: 'warm' });
+  fake.hangUp(fc.sid); // the caller leaves: the room ends, and the human's call with it
+  await leg.ended;
+  t.equal(leg.status, 'completed');
+  t.equal(leg.callbacks.at(-1)?.httpStatus, 204, 'the human\'s completed callback is acknowledged');
+});
+
+t.test('warm transfer nobody answers: the waiting caller is told and let go; cold stays available', async (t) => {
+  fake.plan('+14155550144', { answer: 'human', ringMs: 100 });
+  fake.plan('+14155550179', { answer: 'no-answer', ringMs: 200 });
+  const id = await dispatch({ to: '+14155550144', agent_id: 'default' });
+  const fc = await until('the agent to speak', () => (fake.callTo('+14155550144')?.playedBytes ? fake.callTo('+14155550144') : undefined));
+  const r = await api(LOCAL, 'POST', `/calls/${id}/transfer`, { token: admin, body: { target: '+14155550179', mode: 'warm', summary: 'Ravi wants a plot near Nashik.' } });
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.match(await ended(id), { ended_reason: 'transferred', transfer: { target: '+14155550179', mode: 'warm' } });
+  await fc.ended;
+  t.match(fc.heard.at(-1), /^Sorry, nobody could take your call/, 'the caller heard why');
+  t.equal(fc.status, 'completed');
+  const leg = fake.callTo('+14155550179')!;
+  t.equal(leg.status, 'no-answer');
+  t.same(leg.heard, [], 'the summary is said only to a human who answered');
+  t.equal(leg.callbacks.at(-1)?.httpStatus, 204);
+
+  fake.plan('+14155550145', { answer: 'human', ringMs: 100 });
+  const id2 = await dispatch({ to: '+14155550145', agent_id: 'warm' });
+  const fc2 = await until('the agent to speak', () => (fake.callTo('+14155550145')?.playedBytes ? fake.callTo('+14155550145') : undefined));
+  t.equal((await api(LOCAL, 'POST', `/calls/${id2}/transfer`, { token: admin, body: { mode: 'cold' } })).body.mode, 'cold');
+  t.match(await ended(id2), { transfer: { target: '+14155550178', mode: 'cold' } });
+  t.equal(fc2.dialed, '+14155550178', 'a cold <Dial>, no room');
+  t.equal(fc2.conference, undefined);
+  fake.hangUp(fc2.sid);
+});
+
 t.test('a lead calls back: the number\'s Voice URL takes it; typed keys are input, 0 is a person; the agent\'s tones', async (t) => {
   t.equal((await api(LOCAL, 'PUT', '/agents/inb', { token: admin, body: {} })).status, 201);
   t.equal((await api(LOCAL, 'PUT', '/agents/inb/keypad', { token: admin, body: { 0: 'operator' } })).status, 200);

@@ -1,6 +1,6 @@
 /** Carrier over gRPC: server handlers wrapping any CarrierAdapter, and a client implementing CarrierAdapter. */
 import * as grpc from '@grpc/grpc-js';
-import type { AdapterCallOptions, CarrierAdapter, CarrierOutcome, PlaceCallRequest, PlaceCallResult } from '../types.js';
+import type { AdapterCallOptions, CarrierAdapter, CarrierOutcome, PlaceCallRequest, PlaceCallResult, TransferDone, TransferOptions } from '../types.js';
 import { AdapterError } from '../types.js';
 import { callUnary, unaryHandler, GrpcClient } from './calls.js';
 import { PLACE_CALL_TIMEOUT_MS } from '../defaults.js';
@@ -22,9 +22,10 @@ export function carrierHandlers(impl: CarrierAdapter): grpc.UntypedServiceImplem
       await impl.hangup(m.carrier_call_id, opts);
       return {};
     }),
-    Transfer: unaryHandler<{ carrier_call_id: string; target: string }, object>(async (m, opts) => {
-      await impl.transfer(m.carrier_call_id, m.target, opts);
-      return {};
+    Transfer: unaryHandler<{ carrier_call_id: string; target: string; mode?: string; summary?: string }, { mode: string }>(async (m, opts) => {
+      const warm = m.mode === 'warm';
+      const done = await impl.transfer(m.carrier_call_id, m.target, { ...opts, mode: warm ? 'warm' : 'cold', ...(warm && m.summary ? { summary: m.summary } : {}) });
+      return { mode: done?.mode ?? 'cold' };
     }),
   };
 }
@@ -52,8 +53,10 @@ export class GrpcCarrier implements CarrierAdapter {
     await callUnary(this.#rpc.ctx, this.#rpc.method('Hangup'), { carrier_call_id: carrierCallId }, opts);
   }
 
-  async transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void> {
-    await callUnary(this.#rpc.ctx, this.#rpc.method('Transfer'), { carrier_call_id: carrierCallId, target }, opts);
+  async transfer(carrierCallId: string, target: string, opts?: TransferOptions): Promise<TransferDone> {
+    const r = await callUnary<{ mode?: string }>(this.#rpc.ctx, this.#rpc.method('Transfer'),
+      { carrier_call_id: carrierCallId, target, mode: opts?.mode ?? 'cold', summary: opts?.summary ?? '' }, opts);
+    return { mode: r?.mode === 'warm' ? 'warm' : 'cold' };
   }
 
   close(): void { this.#rpc.close(); }

@@ -8,7 +8,7 @@ import { randomHex } from '../../ids.js';
 import { withDeadline, sleep } from '../deadline.js';
 import { simNumberFor, type SimScenario } from '../sim_numbers.js';
 import type { SimCallees } from './callees.js';
-import { AdapterError, type AdapterCallOptions, type CarrierAdapter, type PlaceCallRequest, type PlaceCallResult } from '../types.js';
+import { AdapterError, type AdapterCallOptions, type CarrierAdapter, type PlaceCallRequest, type PlaceCallResult, type TransferDone, type TransferOptions } from '../types.js';
 
 export interface SimCarrierOptions {
   /** ring time before an answer/busy/failed outcome, ms (simulated calls may run faster than real time) */
@@ -21,8 +21,23 @@ export interface SimCarrierOptions {
   timeScale?: number;
   onAnswered?: (req: PlaceCallRequest, result: PlaceCallResult) => void;
   onHangup?: (carrierCallId: string) => void;
-  onTransfer?: (carrierCallId: string, target: string) => void;
+  onTransfer?: (carrierCallId: string, target: string, leg: SimTransferLeg) => void;
 }
+
+/**
+ * What the simulated carrier did for a transfer: cold, the caller went straight through; warm, the caller was
+ * put on hold (hold audio) while the transfer leg was called and heard the summary, then the two were joined.
+ */
+export interface SimTransferLeg {
+  target: string; mode: 'cold' | 'warm';
+  /** warm: the caller heard hold audio until the human had heard the summary */
+  callerHeldFor?: 'hold_audio';
+  /** warm: the words the transfer leg heard before the caller was connected */
+  summaryHeard?: string;
+}
+
+/** how many transfers the simulator remembers (oldest forgotten first) */
+const KEPT_TRANSFERS = 1000;
 
 type SimCallState = 'answered' | 'transferred';
 
@@ -30,6 +45,8 @@ const TRANSFER_TARGET = /^(\+[1-9]\d{6,14}|sips?:[^\s@]+@[^\s]+)$/;
 
 export class SimCarrier implements CarrierAdapter {
   readonly #calls = new Map<string, { req: PlaceCallRequest; state: SimCallState }>();
+  /** every transfer made, by our call id (kept after the call ends, for tests and the simulator's record) */
+  readonly transfers = new Map<string, SimTransferLeg>();
   readonly #answered: Array<(req: PlaceCallRequest, result: PlaceCallResult) => void> = [];
   constructor(private readonly opts: SimCarrierOptions = {}) {
     if (opts.onAnswered) this.#answered.push(opts.onAnswered);
@@ -68,13 +85,19 @@ export class SimCarrier implements CarrierAdapter {
     });
   }
 
-  transfer(carrierCallId: string, target: string, opts?: AdapterCallOptions): Promise<void> {
+  transfer(carrierCallId: string, target: string, opts?: TransferOptions): Promise<TransferDone> {
     return withDeadline('carrier', opts, async () => {
       const call = this.#calls.get(carrierCallId);
       if (!call) throw new AdapterError('carrier', 'failed', `carrier call ${carrierCallId} is not active`);
       if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164 or a SIP URI');
+      const warm = opts?.mode === 'warm';
+      if (warm && !opts?.summary?.trim()) throw new AdapterError('carrier', 'invalid', 'a warm transfer needs a summary to say');
+      const leg: SimTransferLeg = warm ? { target, mode: 'warm', callerHeldFor: 'hold_audio', summaryHeard: opts!.summary!.trim() } : { target, mode: 'cold' };
       call.state = 'transferred';
-      this.opts.onTransfer?.(carrierCallId, target);
+      this.transfers.set(call.req.callId, leg);
+      if (this.transfers.size > KEPT_TRANSFERS) this.transfers.delete(this.transfers.keys().next().value!);
+      this.opts.onTransfer?.(carrierCallId, target, leg);
+      return { mode: leg.mode };
     });
   }
 

@@ -14,6 +14,7 @@ import { DEFAULT_AGENT, type AgentInput, type AgentPatch, type QualifyStep } fro
 import { MAX_TEXT_STEPS, stepsOfScriptText } from '../../dialog/script_text.js';
 import { KNOWLEDGE_LIMITS, type KnowledgeEntry } from '../../dialog/knowledge.js';
 import { AgentRuntimeSettingsSchema, LANGUAGE_TAG } from '../../calls/agent_settings.js';
+import { TRANSFER_MODES } from '../../adapters/types.js';
 
 export { AgentRuntimeSettingsSchema, LANGUAGE_TAG };
 
@@ -49,6 +50,8 @@ const agentFields = <S extends z.ZodType>(script: S) => ({
   voicemail_message: z.string().trim().min(1).max(1000).nullable(),
   /** null clears it (HUMAN_TRANSFER_NUMBER is dialed instead) */
   transfer_number: E164.nullable(),
+  /** cold: straight through; warm: the human hears the call's summary while the caller holds */
+  transfer_mode: z.enum(TRANSFER_MODES),
   knowledge: Knowledge,
 });
 /** Every field optional: PUT fills what is left out with the defaults, PATCH leaves it as it is. */
@@ -87,6 +90,7 @@ export function withDefaults(id: string, b: AgentPatch): AgentInput {
     voicemail: b.voicemail ?? 'hang_up',
     voicemail_message: b.voicemail_message ?? null,
     transfer_number: b.transfer_number ?? null,
+    transfer_mode: b.transfer_mode ?? 'cold',
     knowledge: b.knowledge ?? [],
   };
 }
@@ -95,11 +99,13 @@ const d = DEFAULT_AGENT;
 const DEFAULTS_DOC = `Left out: name = the agent id, disclosure_script = the default AI disclosure, qualify_script = the default four `
   + `steps (name, intent, budget, visit time), role "${d.role}", voice "${d.voice}", language "${d.language}", `
   + `interruption_sensitivity ${d.interruption_sensitivity}, turn_detection_timeout_ms ${d.turn_detection_timeout_ms}, `
-  + `voicemail "hang_up", voicemail_message null (the disclosure is left), transfer_number null (HUMAN_TRANSFER_NUMBER).`;
+  + `voicemail "hang_up", voicemail_message null (the disclosure is left), transfer_number null (HUMAN_TRANSFER_NUMBER), transfer_mode "cold".`;
 const CALL_HANDLING_DOC = 'voicemail: what a machine answer gets (answering-machine detection of a live carrier): "hang_up" or '
   + '"leave_message" (voicemail_message, else the disclosure, spoken after the beep, then the call ends; ended_reason voicemail). '
   + 'transfer_number: the E.164 number a transfer to a human (POST /v1/calls/{id}/transfer without a target, or the agent '
-  + 'escalating) dials for this agent.';
+  + 'escalating) dials for this agent. transfer_mode: "cold" puts the caller straight through; "warm" holds the caller (hold '
+  + 'audio) while the human is called and hears a short summary of the call (who, what they want, budget, next step), then '
+  + 'connects the two (Twilio and Plivo: a conference; Exotel: the Connect applet\'s callee playback; the simulator records it).';
 const SCRIPT_DOC = `qualify_script: ordered {field, question} steps (at most 20), or text of at most ${QUALIFY_TEXT_MAX_CHARS} characters `
   + `(instructions and questions in prose), stored and returned as written; the scripted engine asks one step per question `
   + `sentence (ending in "?"), each mapped to customer_name, intent, budget or scheduled_slot when it asks for one, else to `

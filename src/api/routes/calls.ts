@@ -87,7 +87,8 @@ export function callRoutes(t: RouteTable, deps: AppDeps): void {
       + 'an opt-out) and the questions left open (null before the end). '
       + 'summary_source says who wrote the summary: "model" (the dialog model, when one is configured and answered within SUMMARY_TIMEOUT_MS) '
       + 'or "fields" (built from extracted_data; also the model\'s fallback). '
-      + `ended_reason: one of ${ENDED_REASONS.join(', ')}; what each means: components.schemas.EndedReason.`,
+      + `ended_reason: one of ${ENDED_REASONS.join(', ')}; what each means: components.schemas.EndedReason. `
+      + 'transfer: {target, mode} when the call ended transferred to a number (mode cold, or warm: the human heard the summary first), else null.',
     responses: { 200: 'the call', 404: 'unknown call or another tenant\'s' },
     handler: async (req) => deps.calls.get(principalOf(req).tenantId, callId(req.params), true),
   });

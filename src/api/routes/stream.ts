@@ -52,13 +52,18 @@ export function streamRoutes(t: RouteTable, deps: AppDeps): void {
 
   t.add({
     method: 'post', path: '/calls/:id/transfer', tag: 'Stream', auth: { kind: 'auth', role: 'operator', apiKey: true }, body: transferBody,
-    summary: 'Transfers a live call to a human (optional target E.164): the conversation moves to the handoff state, the agent stops, '
-      + "listeners receive a 'transfer' item. Same as the stream's transfer message.",
-    responses: { 200: 'transfer accepted', 404: 'unknown call', 409: 'call has already ended' },
+    summary: 'Transfers a live call to a human (optional target E.164, default the agent\'s transfer_number, else HUMAN_TRANSFER_NUMBER): '
+      + 'the conversation moves to the handoff state, the agent stops, listeners receive a \'transfer\' item (target, mode). '
+      + 'mode "cold" puts the caller straight through; "warm" holds the caller (hold audio) while the human is called and hears '
+      + '`summary` (at most 1000 characters, one line; default a summary of the call so far: who, what they want, budget, next step), '
+      + 'then connects the two. Default mode: the agent\'s transfer_mode ("cold" unless set). The call ends transferred and its record '
+      + 'and webhook say transfer {target, mode}. Same as the stream\'s transfer message.',
+    responses: { 200: 'transfer accepted: {call_id, status, target, mode, live, conversation_id, handoff_state, seq}', 400: 'bad target, mode or summary (a summary with mode cold)',
+      404: 'unknown call', 409: 'call has already ended' },
     handler: async (req) => {
       const p = principalOf(req);
       const body = bodyOf(req, transferBody);
-      return deps.calls.transfer(p.tenantId, String(req.params.id), { target: body.target, by: p.sub });
+      return deps.calls.transfer(p.tenantId, String(req.params.id), { ...body, by: p.sub });
     },
   });
 }

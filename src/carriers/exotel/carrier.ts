@@ -3,12 +3,12 @@
  * Voicebot applet asks our `stream` hook for the socket URL, which carries the call's single-use capability; the
  * status callback reports answer and end. Hooks:
  * - status?call_id&key: the StatusCallback of one call; `key` is an HMAC of the call id only we can make.
- * - stream, next, dial: the flow's applets (the Voicebot's URL, a Passthru after it: 200 = transfer, 302 = hang up,
- *   the Connect applet's number), each carrying the deployment secret EXOTEL_HOOK_SECRET. They are believed only
+ * - stream, next, dial, whisper: the flow's applets (the Voicebot's URL, a Passthru after it: 200 = transfer,
+ *   302 = hang up, the Connect applet's number and its playback to the human), each carrying the deployment secret EXOTEL_HOOK_SECRET. They are believed only
  *   with it and for a CallSid Exotel gave us for a call still running (the stream: one still waiting for its
  *   stream); anything else is 403 and nothing more.
  */
-import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
+import { AdapterError, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult, type TransferDone, type TransferOptions } from '../../adapters/types.js';
 import type { MediaStream } from '../../media/stream.js';
 import { bareForbidden, emptyAnswer, jsonAnswer, problemAnswer } from '../answers.js';
 import { CallTracker, type CarrierCall } from '../call_tracker.js';
@@ -16,7 +16,8 @@ import { mediaUrlOf, STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierReq
 import { mediaSocket } from '../media_socket.js';
 import { placeTracked } from '../placing.js';
 import { exotelCodec } from './codec.js';
-import { dialJson, streamUrlJson } from './markup.js';
+import { calleePlaybackJson, dialJson, streamUrlJson } from './markup.js';
+import { whisperText } from '../warm_transfer.js';
 import { ExotelRest } from './rest.js';
 import { statusKey, verifyHookSecret, verifyStatusKey } from './signature.js';
 import { exotelE164, exotelEnd } from './status.js';
@@ -66,14 +67,21 @@ export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
     streams.delete(carrierCallId);
   }
 
-  async function transfer(carrierCallId: string, target: string, _opts?: AdapterCallOptions): Promise<void> {
+  /**
+   * Closing the stream hands the call back to the flow: its Passthru asks `next` (200: transfer) and its Connect
+   * applet dials what `dial` gives, the caller hearing the applet's ringing or music meanwhile. Warm: the applet's
+   * playback URL (`whisper`) makes Exotel say the summary to the human alone before connecting the caller.
+   */
+  async function transfer(carrierCallId: string, target: string, opts: TransferOptions = {}): Promise<TransferDone> {
     const call = calls.byCarrierId(carrierCallId);
     const stream = streams.get(carrierCallId);
     if (!call || !stream) throw new AdapterError('carrier', 'invalid', 'not a running call of this carrier');
     if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164');
     call.transferTarget = target;
-    stream.close(); // the flow's Passthru asks `next` (200: transfer) and its Connect applet dials what `dial` gives
+    if (opts.mode === 'warm') call.data.whisper = whisperText(opts.summary);
+    stream.close();
     streams.delete(carrierCallId);
+    return { mode: opts.mode === 'warm' ? 'warm' : 'cold' };
   }
 
   /** A running call of ours Exotel asks about by its CallSid (and our CustomField, when it passes it on). */
@@ -93,7 +101,7 @@ export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
       else if (p.Status) calls.ended(callId, exotelEnd(p.Status), p.Status);
       return emptyAnswer(200);
     }
-    if (name !== 'stream' && name !== 'next' && name !== 'dial') return problemAnswer('not_found', `no exotel callback ${name}`);
+    if (name !== 'stream' && name !== 'next' && name !== 'dial' && name !== 'whisper') return problemAnswer('not_found', `no exotel callback ${name}`);
     // the applet hooks say nothing to a stranger: no reason, no hint whether a call exists
     if (!verifyHookSecret(hookSecret, req)) return bareForbidden();
     const call = knownCall(p);
@@ -108,6 +116,9 @@ export function createExotelCarrier(ctx: LiveCarrierContext): LiveCarrier {
       }
       case 'next':
         return call?.transferTarget ? emptyAnswer(200) : emptyAnswer(302);
+      case 'whisper':
+        // a cold transfer through a flow whose applet asks anyway: the human hears only where the call comes from
+        return call?.transferTarget ? jsonAnswer(calleePlaybackJson(whisperText(call.data.whisper))) : bareForbidden();
       default:
         return call?.transferTarget ? jsonAnswer(dialJson(call.transferTarget)) : bareForbidden();
     }

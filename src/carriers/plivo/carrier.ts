@@ -4,14 +4,15 @@
  * Call/{uuid}/) and transfer (aleg_url to a <Dial>). Every callback must carry a valid X-Plivo-Signature-V3 over the
  * URL we gave Plivo (which names our call), else 403.
  */
-import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
+import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult, type TransferDone, type TransferOptions } from '../../adapters/types.js';
 import { emptyAnswer, problemAnswer, xmlAnswer } from '../answers.js';
 import { CallTracker, type CarrierCall } from '../call_tracker.js';
 import { mediaUrlOf, STREAM_TOKEN_PARAMETER, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
 import { mediaSocket } from '../media_socket.js';
 import { placeTracked } from '../placing.js';
 import { plivoCodec } from './codec.js';
-import { busyXml, dialXml, hangupXml, plivoNumber, streamXml } from './markup.js';
+import { busyXml, dialXml, hangupXml, holdInConferenceXml, nobodyAnsweredXml, plivoNumber, streamXml, whisperThenConferenceXml } from './markup.js';
+import { NOBODY_ANSWERED, transferRoom, whisperText } from '../warm_transfer.js';
 import { PlivoRest } from './rest.js';
 import { verifyPlivoRequest } from './signature.js';
 import { plivoEnd, plivoStatus } from './status.js';
@@ -62,14 +63,33 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
     if (r.status !== 204 && r.status !== 200 && r.status !== 404) throw new AdapterError('carrier', r.status >= 500 ? 'unavailable' : 'failed', rest.refusal(r));
   }
 
-  async function transfer(carrierCallId: string, target: string, opts: AdapterCallOptions = {}): Promise<void> {
+  /**
+   * Cold: the call's aleg_url becomes our `transfer` hook, which answers a <Dial>. Warm: the human is called first
+   * (Make Call; its answer, hook `whisper`, speaks the summary and joins the call's conference room), then the caller
+   * is moved into the room (hook `transfer` answers the <Conference>, background music until the human joins).
+   */
+  async function transfer(carrierCallId: string, target: string, opts: TransferOptions = {}): Promise<TransferDone> {
     const call = calls.byCarrierId(carrierCallId);
     if (!call) throw new AdapterError('carrier', 'invalid', 'not a call of this carrier');
     if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164 or sip:');
+    const warm = opts.mode === 'warm';
     call.transferTarget = target;
+    if (warm) {
+      call.data.whisper = whisperText(opts.summary);
+      const leg = await rest.makeCall({
+        from: plivoNumber(c.PLIVO_FROM_NUMBER!), to: target.startsWith('sip:') ? target : plivoNumber(target),
+        answer_url: hook('whisper', call.callId), answer_method: 'POST', hangup_url: hook('transfer-end', call.callId), hangup_method: 'POST',
+        ring_timeout: c.RING_TIMEOUT_SECONDS,
+      }, opts.signal ?? AbortSignal.timeout(10_000));
+      if (leg.status !== 200 && leg.status !== 201) { call.transferTarget = undefined; throw new AdapterError('carrier', leg.status >= 500 ? 'unavailable' : 'failed', rest.refusal(leg)); }
+      const requestId = (leg.json as { request_uuid?: unknown } | undefined)?.request_uuid;
+      if (typeof requestId === 'string') call.data.transferLeg = requestId;
+    }
     const r = await rest.transfer(carrierCallId, hook('transfer', call.callId), { signal: opts.signal, timeoutMs: opts.timeoutMs });
-    if (r.status === 202 || r.status === 200) return;
+    if (r.status === 202 || r.status === 200) return { mode: warm ? 'warm' : 'cold' };
     call.transferTarget = undefined;
+    // the caller stays with the agent: the human's call, ringing or answered, is canceled
+    if (call.data.transferLeg) await rest.cancelRequest(call.data.transferLeg).catch(() => {});
     throw new AdapterError('carrier', r.status >= 500 ? 'unavailable' : 'failed', rest.refusal(r));
   }
 
@@ -97,9 +117,29 @@ export function createPlivoCarrier(ctx: LiveCarrierContext): LiveCarrier {
         if (p.Machine === 'true') calls.machine(callId, true, `machine${p.MachineDetectionDuration ? `:${p.MachineDetectionDuration}ms` : ''}`);
         return emptyAnswer(200);
       case 'transfer': {
-        const target = calls.get(callId)?.transferTarget;
-        return xmlAnswer(target ? dialXml(target) : hangupXml());
+        const call = calls.get(callId);
+        if (!call?.transferTarget) return xmlAnswer(hangupXml());
+        return xmlAnswer(call.data.whisper ? holdInConferenceXml(transferRoom(callId)) : dialXml(call.transferTarget));
       }
+      case 'whisper': {
+        // the human of a warm transfer answered: the summary, then the room where the caller waits
+        const whisper = calls.get(callId)?.data.whisper;
+        return xmlAnswer(whisper ? whisperThenConferenceXml(whisper, transferRoom(callId)) : hangupXml());
+      }
+      case 'transfer-end': {
+        // the human's call ended; unanswered (busy, no answer, failed), the waiting caller is told and let go
+        const call = calls.get(callId);
+        const unanswered = ['busy', 'no-answer', 'failed', 'timeout', 'cancel'].includes(p.CallStatus ?? '');
+        const ours = !call?.data.transferLeg || !p.RequestUUID || p.RequestUUID === call.data.transferLeg;
+        if (call?.carrierCallId && call.data.whisper && unanswered && ours) {
+          call.data.sorry = 'yes';
+          await rest.transfer(call.carrierCallId, hook('sorry', callId), { timeoutMs: 10_000 })
+            .catch((err) => ctx.log.warn({ err, call_id: callId }, 'the caller of an unanswered warm transfer could not be told'));
+        }
+        return emptyAnswer(200);
+      }
+      case 'sorry':
+        return xmlAnswer(calls.get(callId)?.data.sorry ? nobodyAnsweredXml(NOBODY_ANSWERED) : hangupXml());
       default:
         return problemAnswer('not_found', `no plivo callback ${name}`);
     }

@@ -1,4 +1,4 @@
-/** The Plivo XML our callbacks answer: the bidirectional <Stream> of a call, a transfer's <Dial>, a <Hangup>. */
+/** The Plivo XML our callbacks answer: the bidirectional <Stream> of a call, a transfer's <Dial> or <Conference>, a <Hangup>. */
 import { escapeXml, responseXml } from '../xml.js';
 import { hexOf, PLIVO_CONTENT_TYPE } from './codec.js';
 
@@ -21,3 +21,17 @@ export const hangupXml = (): string => responseXml('<Hangup/>');
 
 /** Turns a call away (we take no calls on that number now): busy. */
 export const busyXml = (): string => responseXml('<Hangup reason="busy"/>');
+
+/**
+ * Warm transfer, the caller's side: into the call's conference room, muted with Plivo's background music until the
+ * human joins (startConferenceOnEnter false); when the caller leaves, the room ends and the human's call with it.
+ */
+export const holdInConferenceXml = (room: string): string =>
+  responseXml(`<Conference startConferenceOnEnter="false" endConferenceOnExit="true">${escapeXml(room)}</Conference>`);
+
+/** Warm transfer, the human's side (the answer of the call we place to them): the summary first, then the room. */
+export const whisperThenConferenceXml = (summary: string, room: string): string =>
+  responseXml(`<Speak>${escapeXml(summary)}</Speak><Conference startConferenceOnEnter="true" endConferenceOnExit="true">${escapeXml(room)}</Conference>`);
+
+/** The caller waited for a human who did not answer: told so, then the call ends. */
+export const nobodyAnsweredXml = (words: string): string => responseXml(`<Speak>${escapeXml(words)}</Speak><Hangup/>`);

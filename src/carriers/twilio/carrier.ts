@@ -4,7 +4,7 @@
  * answering-machine detection, each callback URL naming our call id. Callbacks and the media upgrade are believed
  * only with a valid X-Twilio-Signature. Hang-up and transfer update the call's REST resource.
  */
-import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult } from '../../adapters/types.js';
+import { AdapterError, type AdapterCallOptions, type PlaceCallOptions, type PlaceCallRequest, type PlaceCallResult, type TransferDone, type TransferOptions } from '../../adapters/types.js';
 import { emptyAnswer, problemAnswer, xmlAnswer } from '../answers.js';
 import { CallTracker, type CarrierCall } from '../call_tracker.js';
 import { mediaUrlOf, type CarrierAnswer, type CarrierRequest, type LiveCarrier, type LiveCarrierContext } from '../contract.js';
@@ -12,7 +12,8 @@ import { mediaSocket, type MediaSocket } from '../media_socket.js';
 import { placeTracked } from '../placing.js';
 import { twilioCodec } from './codec.js';
 import { outcomeOfApiError } from './errors.js';
-import { connectStreamTwiml, dialTwiml, MAX_TWIML_CHARS, rejectTwiml } from './markup.js';
+import { connectStreamTwiml, dialTwiml, holdInConferenceTwiml, MAX_TWIML_CHARS, nobodyAnsweredTwiml, rejectTwiml, whisperThenConferenceTwiml } from './markup.js';
+import { NOBODY_ANSWERED, transferRoom, whisperText } from '../warm_transfer.js';
 import { asCarrierError, TwilioApiError, TwilioRest } from './rest.js';
 import { formOf, signatureHeader, verifyTwilioSignature } from './signature.js';
 import { applyAmd, applyStatus } from './status.js';
@@ -76,18 +77,60 @@ export class TwilioCarrier implements LiveCarrier {
     await this.#update(carrierCallId, new URLSearchParams({ Status: 'completed' }), opts.signal, true);
   }
 
-  async transfer(carrierCallId: string, target: string, opts: AdapterCallOptions = {}): Promise<void> {
+  async transfer(carrierCallId: string, target: string, opts: TransferOptions = {}): Promise<TransferDone> {
     if (!TRANSFER_TARGET.test(target)) throw new AdapterError('carrier', 'invalid', 'transfer target must be E.164 or a SIP URI');
     // marked before the request: Twilio may stop our stream before it answers, and the hang-up that follows the
     // stream's end must not cut the call it is bridging
     const call = this.#calls.byCarrierId(carrierCallId);
+    if (opts.mode === 'warm' && !call) throw new AdapterError('carrier', 'invalid', 'not a running call of this carrier');
     if (call) call.transferTarget = target;
     try {
-      await this.#update(carrierCallId, new URLSearchParams({ Twiml: dialTwiml(target, this.ctx.config.TWILIO_FROM_NUMBER) }), opts.signal, false);
+      if (opts.mode === 'warm') await this.#warmTransfer(call!, carrierCallId, target, whisperText(opts.summary), opts.signal);
+      else await this.#update(carrierCallId, new URLSearchParams({ Twiml: dialTwiml(target, this.ctx.config.TWILIO_FROM_NUMBER) }), opts.signal, false);
     } catch (err) {
       if (call) call.transferTarget = undefined;
       throw err;
     }
+    return { mode: opts.mode === 'warm' ? 'warm' : 'cold' };
+  }
+
+  /**
+   * Warm: the human's call is created first (its TwiML says the summary, then joins the call's conference room),
+   * then the caller is moved into the room, where Twilio's hold music plays until the human joins. The human's
+   * status callback (hook `transfer`) tells us when nobody answered: the caller is then told so and the call ends.
+   */
+  async #warmTransfer(call: CarrierCall, carrierCallId: string, target: string, summary: string, signal: AbortSignal | undefined): Promise<void> {
+    const c = this.ctx.config;
+    const room = transferRoom(call.callId);
+    const twiml = whisperThenConferenceTwiml(summary, room);
+    if (twiml.length > MAX_TWIML_CHARS) throw new AdapterError('carrier', 'invalid', `the transfer's TwiML is over ${MAX_TWIML_CHARS} characters`);
+    const form = new URLSearchParams({ To: target, From: c.TWILIO_FROM_NUMBER!, Twiml: twiml, Timeout: String(c.RING_TIMEOUT_SECONDS),
+      StatusCallback: `${this.ctx.publicBaseUrl}/carriers/twilio/transfer?call_id=${encodeURIComponent(call.callId)}`, StatusCallbackMethod: 'POST' });
+    let leg: string;
+    try {
+      leg = (await this.#rest.createCall(form, signal)).sid;
+    } catch (err) {
+      throw asCarrierError(err, signal);
+    }
+    call.data.transferLeg = leg;
+    try {
+      await this.#update(carrierCallId, new URLSearchParams({ Twiml: holdInConferenceTwiml(room) }), signal, false);
+    } catch (err) {
+      // the caller stays with the agent: the human's call, ringing or answered, is ended
+      await this.#update(leg, new URLSearchParams({ Status: 'completed' }), AbortSignal.timeout(END_TIMEOUT_MS), true).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** The human's call of a warm transfer ended before it was answered: the caller, waiting in the room, is told and let go. */
+  async #transferLegNews(callId: string | undefined, p: Record<string, string>): Promise<CarrierAnswer> {
+    const call = callId ? this.#calls.get(callId) : undefined;
+    const unanswered = ['busy', 'no-answer', 'failed', 'canceled'].includes(p.CallStatus ?? '');
+    if (call?.carrierCallId && call.data.transferLeg === p.CallSid && unanswered) {
+      await this.#update(call.carrierCallId, new URLSearchParams({ Twiml: nobodyAnsweredTwiml(NOBODY_ANSWERED) }), AbortSignal.timeout(END_TIMEOUT_MS), true)
+        .catch((err) => this.ctx.log.warn({ err, call_id: callId }, 'the caller of an unanswered warm transfer could not be told'));
+    }
+    return emptyAnswer(204);
   }
 
   async callback(hook: string, req: CarrierRequest): Promise<CarrierAnswer> {
@@ -97,6 +140,7 @@ export class TwilioCarrier implements LiveCarrier {
     }
     const p = form.fields;
     if (hook === 'voice') return this.#incoming(p);
+    if (hook === 'transfer') return this.#transferLegNews(new URL(req.url).searchParams.get('call_id') ?? undefined, p);
     if (hook !== 'status' && hook !== 'amd') return problemAnswer('not_found', `no Twilio callback named ${hook}`);
     const call = this.#calls.find(new URL(req.url).searchParams.get('call_id') ?? undefined, p.CallSid || undefined);
     // a call we no longer track (ended, or another instance's): acknowledged, nothing to do

@@ -1,4 +1,7 @@
-/** The TwiML documents we send: <Connect><Stream> to our media socket, and <Dial> for a transfer (max 4000 chars). */
+/**
+ * The TwiML documents we send: <Connect><Stream> to our media socket, <Dial> for a cold transfer, and the two sides
+ * of a warm one, a named <Conference> (max 4000 chars each).
+ */
 import { escapeXml, responseXml } from '../xml.js';
 
 /** TwiML's documented size limit for the Twiml parameter */
@@ -26,3 +29,17 @@ export function dialTwiml(target: string, callerId?: string): string {
   const attr = callerId ? ` callerId="${escapeXml(callerId)}"` : '';
   return responseXml(`<Dial${attr}>${noun}</Dial>`);
 }
+
+/**
+ * Warm transfer, the caller's side: into the call's conference room, where it waits (Twilio's default hold music:
+ * no waitUrl) until the human joins; when the caller leaves, the room ends and the human's call with it.
+ */
+export const holdInConferenceTwiml = (room: string): string =>
+  responseXml(`<Dial><Conference startConferenceOnEnter="false" endConferenceOnExit="true" beep="false">${escapeXml(room)}</Conference></Dial>`);
+
+/** Warm transfer, the human's side: the summary is said first, then the human joins the room, which starts it. */
+export const whisperThenConferenceTwiml = (summary: string, room: string): string =>
+  responseXml(`<Say>${escapeXml(summary)}</Say><Dial><Conference startConferenceOnEnter="true" endConferenceOnExit="true" beep="false">${escapeXml(room)}</Conference></Dial>`);
+
+/** The caller waited for a human who did not answer: told so, then the call ends. */
+export const nobodyAnsweredTwiml = (words: string): string => responseXml(`<Say>${escapeXml(words)}</Say><Hangup/>`);

@@ -51,7 +51,7 @@ BEGIN
         WHEN a.id IS NOT NULL THEN jsonb_build_object('role', a.role, 'voice', a.voice, 'language', a.language,
           'interruption_sensitivity', a.interruption_sensitivity::float8, 'turn_detection_timeout_ms', a.turn_detection_timeout_ms,
           'disclosure_script', a.disclosure_script, 'qualify_script', a.qualify_script, 'qualify_text', a.qualify_text, 'knowledge', a.knowledge,
-          'voicemail', a.voicemail, 'voicemail_message', a.voicemail_message, 'transfer_number', a.transfer_number,
+          'voicemail', a.voicemail, 'voicemail_message', a.voicemail_message, 'transfer_number', a.transfer_number, 'transfer_mode', a.transfer_mode,
           'keypad', (SELECT kp.keys FROM agent_keypads kp WHERE kp.tenant_id = a.tenant_id AND kp.agent_id = a.id)) END AS snap,
       x.dnd_at IS NOT NULL AND dnd_blocks(x.tenant, x.to_number, x.dnd_at) AS dnd
     FROM input x LEFT JOIN agents a ON (x.agent IS NULL OR jsonb_typeof(x.agent) = 'null') AND a.tenant_id = x.tenant AND a.id = x.agent_key

@@ -47,6 +47,17 @@ export function adapterContract(t: Test, label: string, getSet: () => AdapterSet
     await t.rejects(carrier.placeCall(placeReq('12345')), { code: 'invalid' });
   });
 
+  t.test(`${label}: a transfer says how it was made; warm carries its summary and needs one`, async (t) => {
+    const { carrier } = getSet();
+    const cold = await carrier.placeCall(placeReq('+14155550124'));
+    t.same(await carrier.transfer(cold.carrierCallId, '+14155550199'), { mode: 'cold' }, 'cold by default');
+    const warm = await carrier.placeCall(placeReq('+14155550125'));
+    await t.rejects(carrier.transfer(warm.carrierCallId, '+14155550199', { mode: 'warm' }), { code: 'invalid' }, 'warm without a summary');
+    t.same(await carrier.transfer(warm.carrierCallId, '+14155550199', { mode: 'warm', summary: 'Anna wants a flat.' }), { mode: 'warm' });
+    await carrier.hangup(cold.carrierCallId);
+    await carrier.hangup(warm.carrierCallId);
+  });
+
   t.test(`${label}: TTS streams SimVoice that STT recognises after mu-law, 20 ms frames and a media offset`, async (t) => {
     const { stt, tts } = getSet();
     const chunks = await collect(tts.synthesize({ text: 'My name is Anna Lee.', voice: 'alloy', language: 'en-US', sampleRateHz: 8000 }));

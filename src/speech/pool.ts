@@ -12,6 +12,7 @@ const WORKER = new URL(`../../workers/speech.${import.meta.url.endsWith('.ts') ?
 
 const pools: Partial<Record<SpeechTask['kind'], Piscina>> = {};
 let earsReady: Promise<unknown> | undefined;
+let voiceReady: Promise<unknown> | undefined;
 
 /** Runs a speech task on its thread; `signal` drops it while still queued (a barge-in, a hang-up). */
 export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask & { kind: K }, signal?: AbortSignal,
@@ -26,10 +27,16 @@ export function warmEars(): Promise<unknown> {
   return earsReady;
 }
 
+/** Starts the voice's thread and compiles Flite there (once; again after the thread was let go). */
+export function warmVoice(): Promise<unknown> {
+  voiceReady ??= runSpeech({ kind: 'speak', text: 'Hi.', voice: 'kal16', sampleRateHz: 8000 }).catch((err) => { voiceReady = undefined; throw err; });
+  return voiceReady;
+}
+
 /** Ends the speech threads (tests, shutdown); the next task starts them again. */
 export async function closeSpeechPool(): Promise<void> {
   const all = Object.values(pools);
   for (const k of Object.keys(pools)) delete pools[k as SpeechTask['kind']];
-  earsReady = undefined;
+  earsReady = voiceReady = undefined;
   await Promise.all(all.map((p) => p.destroy()));
 }

@@ -6,6 +6,7 @@
  */
 import { Piscina } from 'piscina';
 import type { SpeechResult, SpeechTask } from '../../workers/speech.js';
+import type { ListenHint } from '../adapters/types.js';
 
 // Same extension as this module: .ts under tsx / tap's loader, .js if the tree is ever compiled.
 const WORKER = new URL(`../../workers/speech.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
@@ -21,9 +22,14 @@ export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask &
   return (await pool.run(task, { signal, transferList: transfer })) as SpeechResult & { kind: K };
 }
 
-/** Loads the recogniser on its thread (once; again after the thread was let go). */
+/**
+ * Loads the recogniser on its thread (once; again after the thread was let go): resolves once the decoder of focused
+ * grammars (one asked field: most turns) is ready; the one of the open grammar (seconds to compile) loads after it.
+ */
 export function warmEars(): Promise<unknown> {
-  earsReady ??= runSpeech({ kind: 'hear', pcm: new ArrayBuffer(0), sampleRateHz: 8000 }).catch((err) => { earsReady = undefined; throw err; });
+  const warm = (hint?: ListenHint) => runSpeech({ kind: 'hear', pcm: new ArrayBuffer(0), sampleRateHz: 8000, ...(hint ? { hint } : {}) });
+  earsReady ??= warm({ asking: 'customer_name', open: [] }).then(() => { void warm().catch(() => {}); })
+    .catch((err) => { earsReady = undefined; throw err; });
   return earsReady;
 }
 

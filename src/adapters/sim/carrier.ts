@@ -49,9 +49,6 @@ export class SimCarrier implements CarrierAdapter {
     return withDeadline('carrier', opts, async (signal) => {
       if (!/^\+[1-9]\d{6,14}$/.test(req.to)) throw new AdapterError('carrier', 'invalid', `not an E.164 number: ${req.to}`);
       const sim = simNumberFor(req.to);
-      // calls that speak for real: the phone rings until the offline voice and ears are loaded (seconds, once), so a
-      // cold start never eats into the call's first turns' deadlines
-      if (this.opts.callees && (this.opts.speech ?? 'offline') === 'offline') await untilAborted(Promise.all([warmVoice(), warmEars()]), signal);
       await sleep(sim.outcome === 'no_answer' ? this.opts.noAnswerMs ?? 200 : this.opts.ringMs ?? 20, signal);
       const result: PlaceCallResult = {
         carrierCallId: `CA${randomHex(16)}`,
@@ -59,6 +56,9 @@ export class SimCarrier implements CarrierAdapter {
         detail: sim.scenario,
       };
       if (result.outcome === 'answered' || result.outcome === 'voicemail') {
+        // calls that speak for real: the phone rings until the offline voice and ears are loaded (seconds, once), so
+        // a cold start never eats into the call's first turns' deadlines
+        if (this.opts.callees && (this.opts.speech ?? 'offline') === 'offline') await untilAborted(Promise.all([warmVoice(), warmEars()]), signal);
         this.#calls.set(result.carrierCallId, { req, state: 'answered' });
         this.opts.callees?.launch({ mediaUrl: req.mediaUrl, callId: req.callId, carrierCallId: result.carrierCallId,
           scenario: (req.scenario ?? sim.scenario) as SimScenario, parameters: req.parameters, timeScale: this.opts.timeScale ?? 1,

@@ -33,12 +33,9 @@ async function load(): Promise<Decoder> {
 export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<{ text: string; path: string; rejected: boolean }> {
   const at8k = sampleRateHz === EARS_RATE_HZ ? pcm : resample(pcm, sampleRateHz, EARS_RATE_HZ);
   const n = Math.min(at8k.length, MAX_TURN_SECONDS * EARS_RATE_HZ);
-  // under 100 ms: nothing to recognise (an empty task is the warm-up: both decoders and the default grammar load now)
-  if (n < EARS_RATE_HZ / 10) {
-    await Promise.all([decoderFor({ asking: 'customer_name', open: [] }), decoderFor(hint)]);
-    return { text: '', path: '', rejected: true };
-  }
   const d = await decoderFor(hint);
+  // under 100 ms: nothing to recognise (an empty task is a warm-up: the hint's decoder and grammar are loaded now)
+  if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true };
   const f = new Float32Array(n);
   for (let i = 0; i < n; i++) f[i] = at8k[i] / 32768;
   d.start();

@@ -31,6 +31,9 @@ export interface CalleeReply {
 
 export interface CalleeInterjection { say: string; kind: 'backchannel' | 'interruption' }
 
+/** what a callee may say over the agent (duringAgentSpeech): rendered ahead, since it must come while the agent talks */
+export const INTERJECTIONS = { interruption: 'Who is this?', backchannel: 'Okay.' } as const;
+
 // Spelled as spoken and within what the offline grammar ears understand, so a simulated call's answers are heard.
 const NAMES = ['Ravi', 'Arjun', 'Rahul', 'Karan', 'Vikram', 'Amit', 'Rohan', 'Sanjay'];
 const INTENTS = ['a two bedroom apartment', 'a three bedroom villa', 'an office space', 'a plot', 'a house'];
@@ -93,11 +96,11 @@ export class SimulatedCallee {
     // few words in (questions are short).
     if (this.scenario === 'barge_in' && !this.#interrupted && this.#utterancesHeard >= 1 && words >= 3) {
       this.#interrupted = this.#utteranceInterjected = this.#awaitingAnswerToInterruption = true;
-      return { say: 'Who is this?', kind: 'interruption' };
+      return { say: INTERJECTIONS.interruption, kind: 'interruption' };
     }
     if ((this.scenario === 'cooperative' || this.scenario === 'wants_brochure') && words >= 12) {
       this.#utteranceInterjected = true;
-      return this.#rand() < 0.6 ? { say: 'Okay.', kind: 'backchannel' } : null;
+      return this.#rand() < 0.6 ? { say: INTERJECTIONS.backchannel, kind: 'backchannel' } : null;
     }
     return null;
   }

@@ -81,6 +81,13 @@ export class SimulatedCallee {
 
   get hungUp(): boolean { return this.#hungUp; }
 
+  /** Every line this callee may say (rendered ahead when its voice takes time: its answers come on its own clock). */
+  lines(): string[] {
+    const p = this.persona;
+    return [INTERJECTIONS.interruption, INTERJECTIONS.backchannel, `My name is ${p.name}.`, `I am looking for ${p.intent}.`,
+      `My budget is around ${p.budget}.`, `${capitalise(p.slot)} works for me.`, 'No, thank you.', 'Yes.'];
+  }
+
   /** Said as soon as the call connects (an answering machine's greeting), or null. */
   greeting(): string | null {
     return this.scenario === 'voicemail'

@@ -12,7 +12,7 @@ import { MULAW_SILENCE, mulawDecode, PHONE_FRAME_SAMPLES } from '../../audio/ind
 import type { Ticker } from '../../media/ticker.js';
 import { twilioSignature } from '../../carriers/twilio/signature.js';
 import type { SimScenario } from '../sim_numbers.js';
-import { INTERJECTIONS, SimulatedCallee } from './callee.js';
+import { SimulatedCallee } from './callee.js';
 import { CalleeEar, SubtitledEar } from './callee_ear.js';
 import { calleeFrames, type SimSpeech } from './callee_voice.js';
 
@@ -125,7 +125,7 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): SimCalleeLine {
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } });
       const greeting = callee.greeting();
       if (greeting) utter(greeting, (frames) => say.push(...frames));
-      for (const line of Object.values(INTERJECTIONS)) utter(line, () => {}); // kept, ready when the moment comes
+      if (speech === 'offline') for (const line of callee.lines()) utter(line, () => {}); // kept, ready when the moment comes
       startWall = performance.now();
       untick = o.ticker.add(tick);
     });

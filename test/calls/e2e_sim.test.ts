@@ -12,7 +12,7 @@ import { webhookReceiver } from '../helpers/webhook_receiver.js';
 import { SimulatedCallee } from '../../src/adapters/index.js';
 
 // recognition is CPU work measured in wall time: on a test machine running other suites a turn's deadline is wider
-const srv = await startTestServer({ env: { SIM_TIME_SCALE: '20', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', ADAPTER_TIMEOUT_MS: '8000' } });
+const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', ADAPTER_TIMEOUT_MS: '8000' } });
 t.teardown(() => srv.close());
 const { received, url: hookUrl } = await webhookReceiver(t);
 const auth = { headers: { 'x-api-key': API_KEY } };

@@ -326,12 +326,12 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
       const times = agentTurns.filter((t) => t.includes(ANYTHING_ELSE)).length;
       if ((!handled && !isRepeat) || times >= 3) return close('completed');
       say.push(ANYTHING_ELSE);
-      return finish(listen({ open: [] }));
+      return finish(listen(ANYTHING_ELSE_HINT));
     }
     say.push(`Thank you${name()}, that is everything I needed.`);
     say.push(ANYTHING_ELSE);
     wrapUp('completed');
-    return finish(listen({ open: [] }));
+    return finish(listen(ANYTHING_ELSE_HINT));
   }
   const question = questionOf(next, req, vars(), history);
   // Not answered: a backchannel or a non-answer only hears the question again; anything else is a failed attempt.
@@ -362,6 +362,11 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
 }
 
 const listen = (hint: ListenHint): DialogEvent => ({ type: 'listen', hint });
+/**
+ * "Is there anything else…?" is answered yes or no (or with an intent): a grammar recogniser listening for every
+ * field here searched several times the phrases for answers nobody still owes (bench/README.md, calls_speech).
+ */
+const ANYTHING_ELSE_HINT: ListenHint = { open: [], yesNo: true };
 
 /** Fields with an extractor of their own (custom fields take the answer as said). */
 const FIELD_EXTRACTORS = { customer_name: true, intent: true, budget: true, scheduled_slot: true };

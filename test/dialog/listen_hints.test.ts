@@ -16,6 +16,8 @@ t.test('asking, open, yesNo, names', async (t) => {
   const ended = converse(['stop calling']);
   t.notOk(ended.last.some((e) => e.type === 'listen'), 'an ending turn waits for nothing');
   t.equal(converse(['']).turns.flat().filter((e) => e.type === 'listen').length, 2, 'one per turn that asks');
+  const done = converse(['Anna', 'a villa', 'fifty lakh', 'Friday at 4 pm']);
+  t.same(done.last.at(-1), { type: 'listen', hint: { open: [], yesNo: true } }, '"anything else?" is a yes/no question: nothing else owed');
 });
 
 t.test('the hint crosses gRPC unchanged', async (t) => {

@@ -39,6 +39,27 @@ export class OperatorMix {
   get waiting(): number { return this.#waiting.length; }
 }
 
+/**
+ * What the operator hears: the caller, and the agent's own audio (an operator's typed reply being spoken, a hold
+ * message) mixed in frame by frame. Agent frames arrive at the playout's pace, caller frames at the line's; each
+ * caller frame carries the oldest agent frame waiting, and at most MAX_WAITING wait (a late agent is dropped).
+ */
+export class OperatorEar {
+  readonly #agent: Int16Array[] = [];
+
+  /** an agent frame (mu-law, without the operator's own voice) went to the caller */
+  agentSent(frame: Uint8Array): void {
+    this.#agent.push(mulawDecode(frame));
+    if (this.#agent.length > MAX_WAITING) this.#agent.shift();
+  }
+
+  /** a caller frame: what the operator hears with it */
+  heard(caller: Int16Array): Int16Array {
+    const agent = this.#agent.shift();
+    return agent ? mixPcm(caller, agent) : caller;
+  }
+}
+
 /** a + b, sample by sample, clipped to PCM16 (the shorter one is padded with silence) */
 export function mixPcm(a: Int16Array, b: Int16Array): Int16Array {
   const out = new Int16Array(Math.max(a.length, b.length));

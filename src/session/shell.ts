@@ -19,7 +19,7 @@ import { createSessionState, step } from './machine.js';
 import { heardText, runReply, type ReplyOutcome, type ReplySource } from './reply.js';
 import type { SessionOutputs } from './outputs.js';
 import { HOLD_SCRIPT } from '../handoffs/hold_script.js';
-import { OperatorMix } from '../handoffs/operator_mix.js';
+import { OperatorEar, OperatorMix } from '../handoffs/operator_mix.js';
 import { mulawEncode } from '../audio/index.js';
 
 /** An operator's audio on the call (src/handoffs/operator_leg.ts), as the session gives it. */
@@ -98,7 +98,7 @@ export class CallSession {
   /** recording slot (caller frame index) of the last frame sent to the caller (the agent's or an operator's) */
   #agentSlot = -1;
   /** an operator on the call's audio: hears the caller; their voice is mixed with the agent's */
-  #operator?: { ear: (pcm: Int16Array, atMs: number) => void; mix: OperatorMix };
+  #operator?: { ear: (pcm: Int16Array, atMs: number) => void; mix: OperatorMix; hears: OperatorEar };
   /** the operator frame mixed into the agent frame being sent (recorded with it) */
   #mixed?: Int16Array;
   readonly #now: () => number;
@@ -118,6 +118,7 @@ export class CallSession {
     const line = p.media;
     const sink = {
       sendMedia: (f: Uint8Array) => {
+        this.#operator?.hears.agentSent(f);
         const m = this.#operator?.mix.mixInto(f);
         this.#mixed = m?.operator;
         line.sendMedia(m?.frame ?? f);
@@ -165,11 +166,12 @@ export class CallSession {
   /** a transfer to a person with nobody to dial: the caller waits on hold in the handoff queue */
   holdForOperator(): void { this.dispatch({ type: 'HoldRequested' }); }
   /**
-   * An operator joins the call's audio: `ear` gets each caller frame (and its media time); the port sends the
+   * An operator joins the call's audio: `ear` gets each caller frame (and its media time), with the agent's own audio
+   * mixed in (a typed reply being spoken); the port sends the
    * operator's voice. One operator at a time: a second join replaces the first's ear.
    */
   operatorAudio(ear: (pcm: Int16Array, atMs: number) => void): OperatorAudioPort {
-    const op = { ear, mix: new OperatorMix() };
+    const op = { ear, mix: new OperatorMix(), hears: new OperatorEar() };
     this.#operator = op;
     return {
       speak: (pcm) => {
@@ -206,7 +208,7 @@ export class CallSession {
     const atMs = this.ledger.framesIn * FRAME_MS;
     this.ledger.framesIn++;
     this.recorder.caller(pcm);
-    this.#operator?.ear(pcm, atMs);
+    if (this.#operator) this.#operator.ear(this.#operator.hears.heard(pcm), atMs);
     this.#stt.write(pcm, atMs);
     this.p.detector.pushPcm(pcm, this.playout.speaking()).then((evs) => this.#onDetector(evs), () => {});
     this.dispatch({ type: 'MediaAdvanced', mediaMs: atMs + FRAME_MS });

@@ -61,6 +61,15 @@ t.test('the operator is heard by the caller and recorded; the operator hears the
   t.equal(spoken!.meta.by, sub);
   if (!spoken!.text) t.equal(spoken!.meta.audio_only, true, 'not recognised: kept as an audio-only turn, no text made up');
 
+  // a typed reply is spoken in the agent's voice: the operator hears it too (the caller is quiet now)
+  const opFrom = op.messages.length;
+  t.equal((await api(b, 'POST', `/handoffs/${call.conv}/reply`, { token: admin, body: { text: 'Let me check that for you, one moment please.' } })).status, 200);
+  const echo = await waitFor('the spoken reply at the operator', () => {
+    const pcm = heardBy(op, opFrom);
+    return pcm.length >= 8000 * 2 && speechLike(pcm, 8000).ok ? pcm : undefined;
+  }, 60_000);
+  t.ok(rms(echo) > 100, `the operator hears the agent speak the typed reply (rms ${rms(echo).toFixed(0)})`);
+
   // hand back: the operator's leg closes, the agent speaks again
   t.equal((await api(b, 'POST', `/handoffs/${call.conv}/resolve`, { token: admin, body: { then: 'agent' } })).status, 200);
   t.match(await op.closed, { code: 1000 }, 'the operator\'s leg closes');

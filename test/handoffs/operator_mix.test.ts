@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { mulawDecode, mulawEncode } from '../../src/audio/index.js';
-import { MAX_WAITING, mixPcm, OperatorMix } from '../../src/handoffs/operator_mix.js';
+import { MAX_WAITING, mixPcm, OperatorEar, OperatorMix } from '../../src/handoffs/operator_mix.js';
 import { END_SILENCE_MS, OperatorSpeech, type OperatorTurn } from '../../src/handoffs/operator_speech.js';
 import { CallRecorder, type RecordingSink } from '../../src/recordings/recorder.js';
 import type { SttStream, TranscriptResult } from '../../src/adapters/types.js';
@@ -34,6 +34,21 @@ t.test('the wait is bounded: the oldest operator frames are dropped', async (t) 
   t.equal(mix.waiting, MAX_WAITING);
   t.equal(mix.dropped, 3);
   t.equal(mix.mixInto(mulawEncode(frame(0))).operator?.[0], 4, 'the oldest kept is the fourth');
+});
+
+t.test('the operator hears the caller with the agent\'s own audio mixed in, one agent frame per caller frame', async (t) => {
+  const ear = new OperatorEar();
+  t.equal(ear.heard(frame(1000))[0], 1000, 'the agent silent: the caller alone');
+  ear.agentSent(mulawEncode(frame(3000)));
+  ear.agentSent(mulawEncode(frame(-3000)));
+  const first = ear.heard(frame(1000))[0];
+  t.ok(Math.abs(first - 4000) < 200, `the typed reply being spoken is heard with the caller (${first})`);
+  const second = ear.heard(frame(0))[0];
+  t.ok(Math.abs(second + 3000) < 200, `the next agent frame with the next caller frame (${second})`);
+  t.equal(ear.heard(frame(7))[0], 7, 'nothing left: the caller alone');
+  for (let i = 0; i < MAX_WAITING + 5; i++) ear.agentSent(mulawEncode(frame(100 * (i + 1))));
+  const oldest = ear.heard(frame(0))[0];
+  t.ok(Math.abs(oldest - 600) < 40, `at most MAX_WAITING agent frames wait: the oldest kept is the sixth (${oldest})`);
 });
 
 t.test('mixing clips instead of wrapping', async (t) => {

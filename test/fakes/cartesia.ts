@@ -6,7 +6,7 @@
  * status_code:206, step_time} messages, then {type:"done", context_id, done:true, status_code:200}; an invalid one
  * with {type:"error", …, status_code, title, message}; {context_id, cancel:true} stops the context's messages.
  * Failure injection: an error for the next context, a stream that stalls, a socket that drops mid-stream or
- * before any audio, pacing so a cancel lands mid-stream. Every context is recorded (request, bytes, canceled).
+ * before any audio, a stall on a chosen sentence so a cancel lands mid-stream. Every context is recorded (request, bytes, canceled).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,8 +22,8 @@ export interface CartesiaFakeOptions {
   render?: (text: string, rateHz: number) => Int16Array;
   chunkBytes?: number;
   chunkGapMs?: number;
-  /** wall-clock pacing instead: `leadBytes` at once, then `bytesPerMs` (rendering ahead of playback) */
-  pace?: { leadBytes: number; bytesPerMs: number };
+  /** contexts whose transcript matches send `afterBytes` and then nothing more: a cancel lands mid-stream on any load */
+  stallWhen?: { transcript: (text: string) => boolean; afterBytes: number };
   /** voices GET /voices/{id} knows (404 for others); default: any id */
   voices?: string[];
 }
@@ -94,18 +94,14 @@ export async function startCartesiaFake(o: CartesiaFakeOptions): Promise<Cartesi
       }
       const ctx: CartesiaContext = { request: m, bytesSent: 0, done: false, canceled: false, socket: socketNo };
       contexts.set(id, ctx);
-      const inj = injections.shift();
+      const inj = injections.shift()
+        ?? (o.stallWhen?.transcript(m.transcript) ? { kind: 'stall' as const, afterBytes: o.stallWhen.afterBytes } : undefined);
       if (inj?.kind === 'error') return fail(inj.status, `injected ${inj.status}`);
       const pcm = render(m.transcript, f.sample_rate);
       const audio = f.encoding === 'pcm_mulaw' ? mulawBytes(pcm) : pcm16leBytes(pcm);
       void (async () => {
         const size = o.chunkBytes ?? 800;
-        const startedAt = Date.now();
         for (let at = 0; at < audio.length; at += size) {
-          if (o.pace) {
-            const ahead = ctx.bytesSent + size - o.pace.leadBytes - (Date.now() - startedAt) * o.pace.bytesPerMs;
-            if (ahead > 0) await new Promise((r) => setTimeout(r, Math.ceil(ahead / o.pace!.bytesPerMs)));
-          }
           if (ctx.canceled || ws.readyState !== ws.OPEN) return;
           if (inj && ctx.bytesSent >= inj.afterBytes) {
             if (inj.kind === 'drop') ws.terminate();
@@ -114,7 +110,7 @@ export async function startCartesiaFake(o: CartesiaFakeOptions): Promise<Cartesi
           const piece = audio.subarray(at, Math.min(at + size, audio.length));
           send({ type: 'chunk', context_id: id, data: Buffer.from(piece).toString('base64'), done: false, status_code: 206, step_time: 12.5 });
           ctx.bytesSent += piece.length;
-          if (!o.pace) await new Promise((r) => setTimeout(r, o.chunkGapMs ?? 0));
+          await new Promise((r) => setTimeout(r, o.chunkGapMs ?? 0));
         }
         if (ctx.canceled) return;
         if (inj?.kind === 'drop' && ctx.bytesSent >= inj.afterBytes) { ws.terminate(); return; }

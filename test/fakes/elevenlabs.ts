@@ -2,7 +2,7 @@
  * A local ElevenLabs text-to-speech HTTP streaming endpoint, from the documented wire (src/providers/elevenlabs/README.md): POST /v1/text-to-speech/{voice_id}/stream?output_format=ulaw_8000|pcm_<rate>, header xi-api-key, JSON
  * {text, model_id, …}; 200 with a chunked body of raw audio (headerless mu-law or PCM16 LE); errors as
  * {"detail": {"status", "message"}}. Failure injection: the next answers' statuses (401, 429 with retry-after,
- * 500), a stream that stalls after some bytes, pacing so an abort lands mid-stream. Every request is recorded,
+ * 500), a stream that stalls after some bytes, a stall on a chosen sentence so an abort lands mid-stream. Every request is recorded,
  * with whether the client went away before the body ended (an aborted synthesis).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -26,8 +26,8 @@ export interface ElevenLabsFakeOptions {
   /** bytes per write and the pause between writes (ms), for a stream that takes time */
   chunkBytes?: number;
   chunkGapMs?: number;
-  /** wall-clock pacing instead: `leadBytes` at once, then `bytesPerMs` (like a provider rendering ahead of playback) */
-  pace?: { leadBytes: number; bytesPerMs: number };
+  /** requests whose text matches send `afterBytes` and then hold the response open: a cut lands mid-stream on any load */
+  stallWhen?: { text: (text: string) => boolean; afterBytes: number };
 }
 
 export interface ElevenLabsFake {
@@ -90,19 +90,13 @@ export async function startElevenLabsFake(o: ElevenLabsFakeOptions): Promise<Ele
     else if (/^pcm_(8000|16000|22050|24000|44100|48000)$/.test(format)) audio = pcm16leBytes(render(r.body.text, Number(format.slice(4))));
     else return error(400, 'unsupported_format', `output_format ${format} is not served by this fake`);
     res.writeHead(200, { 'content-type': format === 'ulaw_8000' ? 'audio/basic' : 'audio/pcm', 'transfer-encoding': 'chunked' });
-    const stall = stallAfter;
+    const stall = stallAfter ?? (o.stallWhen?.text(r.body.text) ? o.stallWhen.afterBytes : undefined);
     stallAfter = undefined;
     const size = o.chunkBytes ?? 800;
-    const startedAt = Date.now();
     for (let at = 0; at < audio.length; at += size) {
       if (res.destroyed) return;
       if (stall !== undefined && r.bytesSent >= stall) return; // stalled: the response stays open, sending nothing
       const piece = audio.subarray(at, Math.min(audio.length, at + size, stall !== undefined ? stall : Infinity));
-      if (o.pace) {
-        const ahead = r.bytesSent + piece.length - o.pace.leadBytes - (Date.now() - startedAt) * o.pace.bytesPerMs;
-        if (ahead > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(ahead / o.pace!.bytesPerMs)));
-        if (res.destroyed) return;
-      }
       res.write(piece);
       r.bytesSent += piece.length;
       if (o.chunkGapMs) await new Promise((resolve) => setTimeout(resolve, o.chunkGapMs));

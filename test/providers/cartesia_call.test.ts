@@ -10,10 +10,12 @@ import { API_KEY, api, login, startTestServer } from '../helpers/server.js';
 import { startCartesiaFake } from '../fakes/cartesia.js';
 
 const TIME_SCALE = 10;
+const longQuestion = 'And could you tell me, in as much detail as you like, what kind of home you are looking for and which neighbourhoods you have in mind?';
 const cartesia = await startCartesiaFake({
   apiKey: 'sk_car_e2e', render: (text, rateHz) => encodeSimVoice(text, { sampleRateHz: rateHz, voice: 'aria' }),
-  // half a second ahead, then 1.5 times the pace the call plays at (8 bytes per media ms, 10x): cut mid-sentence
-  chunkBytes: 400, pace: { leadBytes: 4000, bytesPerMs: 8 * TIME_SCALE * 1.5 },
+  // the long sentence renders 8 s of its 9.9 s and then waits, so it is always cut mid-stream; the callee talks over
+  // it after three words, with 7 s of it still to play (0.7 s of wall time at 10x: a paced fake lost that race)
+  chunkBytes: 400, stallWhen: { transcript: (text) => text === longQuestion, afterBytes: 64_000 },
 });
 const srv = await startTestServer({ env: {
   SIM_TIME_SCALE: String(TIME_SCALE), TTS_PROVIDER: 'cartesia', CARTESIA_API_KEY: 'sk_car_e2e',
@@ -24,7 +26,6 @@ const auth = { headers: { 'x-api-key': API_KEY } };
 
 t.test('barge-in with Cartesia speaking: the context being rendered is cancelled on the shared socket', async (t) => {
   // the disclosure and the first question reach this callee as one utterance; it talks over the second one
-  const longQuestion = 'And could you tell me, in as much detail as you like, what kind of home you are looking for and which neighbourhoods you have in mind?';
   const put = await api(srv.baseUrl, 'PUT', '/agents/long_questions', { token: await login(srv.baseUrl), body: {
     name: 'Long questions', disclosure_script: 'Hello, this is an AI assistant from Acme, and this call may be recorded.',
     qualify_script: [{ field: 'customer_name', question: 'May I have your name?' }, { field: 'intent', question: `Thank you. ${longQuestion}` }],

@@ -15,11 +15,14 @@ import { startCalComFake } from '../fakes/calcom.js';
 import { startWhatsAppFake } from '../fakes/whatsapp.js';
 
 const TIME_SCALE = 10;
+// This callee talks over the agent's second utterance (the disclosure and first question run together as its
+// first): a question long enough to be cut while it is still being rendered.
+const longQuestion = 'Thank you. And could you tell me, in as much detail as you like, what kind of home you are looking for and which neighbourhoods you have in mind?';
 const eleven = await startElevenLabsFake({
   apiKey: 'sk_e2e', render: (text, rateHz) => encodeSimVoice(text, { sampleRateHz: rateHz, voice: 'alloy' }),
-  // ahead of playback like a real provider, but not by a whole sentence: the call plays 80 bytes per wall ms at 10x,
-  // the fake sends half a second of audio at once and then 1.5 times that, so a barge-in lands mid-request
-  chunkBytes: 400, pace: { leadBytes: 4000, bytesPerMs: 8 * TIME_SCALE * 1.5 },
+  // the long sentence renders 8 s of its 9.9 s and then waits, so it is always cut mid-request; the callee talks over
+  // it after three words, with 7 s of it still to play (0.7 s of wall time at 10x: a paced fake lost that race)
+  chunkBytes: 400, stallWhen: { text: (text) => text.length > 20 && longQuestion.endsWith(text), afterBytes: 64_000 },
 });
 const hubspot = await startHubSpotFake({ token: 'pat-e2e' });
 const calcom = await startCalComFake({ apiKey: 'cal_e2e', eventTypeId: 77, emailRequired: false });
@@ -61,9 +64,6 @@ t.test('the integrations report live', async (t) => {
 });
 
 t.test('barge-in with ElevenLabs speaking: the synthesis in flight is aborted and the fake sees it', async (t) => {
-  // This callee talks over the agent's second utterance (the disclosure and first question run together as its
-  // first): a question long enough to be cut while it is still being rendered.
-  const longQuestion = 'Thank you. And could you tell me, in as much detail as you like, what kind of home you are looking for and which neighbourhoods you have in mind?';
   const put = await api(srv.baseUrl, 'PUT', '/agents/long_questions', { token: await login(srv.baseUrl), body: {
     name: 'Long questions', disclosure_script: 'Hello, this is an AI assistant from Acme, and this call may be recorded.',
     qualify_script: [{ field: 'customer_name', question: 'May I have your name?' }, { field: 'intent', question: longQuestion }],

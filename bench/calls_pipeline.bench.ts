@@ -43,7 +43,7 @@ const schema = process.env.DATABASE_URL ? await freshSchema(process.env.DATABASE
 const config = loadConfig({
   SERVICE_MODE: 'simulator', HOST: '127.0.0.1', PORT: '0', DATA_DIR: 'memory', LOG_LEVEL: 'silent', SERVICE_API_KEY: API_KEY,
   SERVICE_JWT_SECRET: 'bench-jwt-secret-that-is-long-enough-0000', DATABASE_URL: schema?.url, REDIS_URL: process.env.REDIS_URL,
-  SIM_TIME_SCALE: String(SCALE), SIM_CALLEE_THREAD: CALLEE_THREAD ? 'true' : 'false', MAX_CONCURRENT_CALLS_PER_TENANT: '10000', CAMPAIGN_TICK_MS: '0', LEAD_SCHEDULER_TICK_MS: '0',
+  SIM_TIME_SCALE: String(SCALE), SIM_SPEECH: 'tones', SIM_CALLEE_THREAD: CALLEE_THREAD ? 'true' : 'false', MAX_CONCURRENT_CALLS_PER_TENANT: '10000', CAMPAIGN_TICK_MS: '0', LEAD_SCHEDULER_TICK_MS: '0',
   PRIVACY_EXPIRE_INTERVAL_MS: '0',
 });
 const srv = await startServer(config, { log: createLogger('silent') });

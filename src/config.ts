@@ -82,6 +82,11 @@ const schema = z.object({
   SIM_TIME_SCALE: z.coerce.number().min(0.1).max(100).default(1),
   /** run simulated callees on a thread of their own (load tests: the service's thread then runs only calls) */
   SIM_CALLEE_THREAD: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /**
+   * what simulated calls speak: 'offline' = the offline voice and grammar ears (real speech end to end); 'tones' = the
+   * SimVoice tone code, a cheap load generator for tests and benchmarks that run many calls (src/adapters/README.md)
+   */
+  SIM_SPEECH: z.enum(['offline', 'tones']).default('offline'),
   /** first retry delay of an outbound webhook, ms (doubles per attempt, with jitter) */
   WEBHOOK_RETRY_BASE_MS: intFrom(10, 3_600_000).default(1000),
   /** how often each instance looks for due webhooks, ms */

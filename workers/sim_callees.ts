@@ -1,8 +1,10 @@
-/** Thread hosting simulated callees (see src/adapters/sim/callees.ts): one line per message, its own ticker. */
+/** Thread hosting simulated callees (see src/adapters/sim/callees.ts): lines to start and their side channel, its own ticker. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Ticker } from '../src/media/ticker.js';
-import { startSimCalleeLine } from '../src/adapters/sim/callee_line.js';
-import type { CalleeLineRequest } from '../src/adapters/sim/callees.js';
+import { CalleeLines, type CalleeThreadMessage } from '../src/adapters/sim/callees.js';
 
-const ticker = new Ticker((workerData as { tickerPeriodMs: number }).tickerPeriodMs);
-parentPort!.on('message', (o: CalleeLineRequest) => { startSimCalleeLine({ ...o, ticker }); });
+const lines = new CalleeLines(new Ticker((workerData as { tickerPeriodMs: number }).tickerPeriodMs));
+parentPort!.on('message', (m: CalleeThreadMessage) => {
+  if ('line' in m) lines.launch(m.line);
+  else lines.tell(m.told.callId, m.told.text);
+});

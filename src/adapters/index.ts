@@ -23,7 +23,9 @@ import { SimStt } from './sim/stt.js';
 import { SimTts } from './sim/tts.js';
 import type { AdapterSet, TextToSpeechAdapter } from './types.js';
 import { OfflineTts } from '../speech/voice/tts.js';
+import { OfflineStt } from '../speech/ears/stt.js';
 import { warmEars } from '../speech/pool.js';
+import type { SimSpeech } from './sim/callee_voice.js';
 
 export * from './types.js';
 export { SIM_NUMBERS, simNumberFor, type SimNumber, type SimScenario } from './sim_numbers.js';
@@ -31,6 +33,7 @@ export { SimulatedCallee, type CalleePersona, type CalleeReply, type CalleeInter
 export { CalleeEar, type EarEvent } from './sim/callee_ear.js';
 export { SimCarrier, type SimCarrierOptions } from './sim/carrier.js';
 export { simCallees, type SimCallees } from './sim/callees.js';
+export type { SimSpeech } from './sim/callee_voice.js';
 export { SimStt } from './sim/stt.js';
 export { SimTts } from './sim/tts.js';
 export { ScriptedDialog } from '../dialog/scripted_dialog.js';
@@ -46,9 +49,8 @@ export interface AdapterRuntime extends AdapterSet {
   /** the in-process simulated carrier when the carrier is in-process: subscribe with simCarrier.onAnswered(…) */
   simCarrier?: SimCarrier;
   /**
-   * The offline voice (src/speech/voice), when the text-to-speech slot is the simulator: what a person hears from
-   * the embedded default (the demo's reply audio). Calls keep the simulator's SimVoice, which the simulated callees
-   * decode to know what the agent said.
+   * The offline voice (src/speech/voice), when the text-to-speech slot is the simulator: the demo's reply audio, also
+   * with SIM_SPEECH=tones (where calls speak tone code).
    */
   voice?: TextToSpeechAdapter;
   /**
@@ -65,6 +67,8 @@ export interface CreateAdaptersOptions {
   simCarrier?: SimCarrierOptions;
   /** clock of the in-process dialog for relative dates when a turn carries no `now` */
   clock?: () => Date;
+  /** what the simulator speaks and hears on calls: 'offline' (default) the offline voice and ears, 'tones' SimVoice */
+  speech?: SimSpeech;
   /** replaces the in-process implementation of an adapter (tests, custom providers) */
   overrides?: Partial<AdapterSet>;
   /** told when SERVICE_MODE=live runs a simulator in-process, and when the dialog fallback steps in */
@@ -79,9 +83,14 @@ export interface CreateAdaptersOptions {
   dialogFallback?: boolean;
 }
 
-/** The in-process simulator set. */
+/**
+ * The in-process simulator set: the offline voice and grammar ears (src/speech) with callees that speak for real, or
+ * with speech 'tones' SimVoice tone code throughout (SimTts, SimStt, callees that decode it).
+ */
 export function createSimAdapters(opts: CreateAdaptersOptions = {}): AdapterSet & { carrier: SimCarrier } {
-  return { carrier: new SimCarrier(opts.simCarrier), stt: new SimStt(), dialog: new ScriptedDialog({ clock: opts.clock }), tts: new SimTts() };
+  const tones = opts.speech === 'tones';
+  return { carrier: new SimCarrier({ ...opts.simCarrier, speech: opts.speech ?? 'offline' }), stt: tones ? new SimStt() : new OfflineStt(),
+    dialog: new ScriptedDialog({ clock: opts.clock }), tts: tones ? new SimTts() : new OfflineTts() };
 }
 
 export function createAdapters(config: AdapterConfig, opts: CreateAdaptersOptions = {}): AdapterRuntime {
@@ -92,7 +101,7 @@ export function createAdapters(config: AdapterConfig, opts: CreateAdaptersOption
   const liveCarrier = selectSlot(config as Record<string, unknown>, 'carrier').live;
   const callees = config.ADAPTER_CARRIER_URL || liveCarrier || opts.overrides?.carrier || opts.simCarrier?.callees ? undefined
     : simCallees({ timeScale: config.SIM_TIME_SCALE ?? 1, thread: config.SIM_CALLEE_THREAD ?? false });
-  const sim = createSimAdapters({ ...opts, simCarrier: { timeScale: config.SIM_TIME_SCALE, ...opts.simCarrier, ...(callees ? { callees } : {}) } });
+  const sim = createSimAdapters({ ...opts, speech: opts.speech ?? config.SIM_SPEECH ?? 'offline', simCarrier: { timeScale: config.SIM_TIME_SCALE, ...opts.simCarrier, ...(callees ? { callees } : {}) } });
   const ctx = { config: config as Config, log: opts.log ?? createLogger('silent') };
   const live = <T>(slot: Slot, factories: Record<string, (c: typeof ctx) => T>): T | undefined => {
     const sel = selectSlot(config as Record<string, unknown>, slot);
@@ -123,7 +132,7 @@ export function createAdapters(config: AdapterConfig, opts: CreateAdaptersOption
       dialog: mode(config.ADAPTER_DIALOG_URL, providers.dialog), tts: mode(config.ADAPTER_TTS_URL, providers.tts),
     },
     ...(set.carrier === sim.carrier ? { simCarrier: sim.carrier } : {}),
-    ...(set.tts === sim.tts ? { voice: new OfflineTts() } : {}),
+    ...(set.tts === sim.tts ? { voice: sim.tts instanceof OfflineTts ? sim.tts : new OfflineTts() } : {}),
     ...(set.stt === sim.stt ? { warmEars } : {}),
     timeoutMs,
     async close() {

@@ -41,6 +41,8 @@ export interface PlaceCallRequest {
   parameters: Record<string, string>;
   /** the simulator's callee behaviour, when a test forces one (real carriers ignore it) */
   scenario?: string;
+  /** the lead's name, which the simulator's callee answers with (real carriers ignore it) */
+  calleeName?: string;
 }
 export type CarrierOutcome = 'answered' | 'no_answer' | 'busy' | 'failed' | 'voicemail';
 export interface PlaceCallResult {

@@ -162,7 +162,9 @@ export function createCallEngine(d: CallEngineDeps): CallEngine {
     onEnqueued: () => deliverer.kick(), store, ticker, recordingUrl, mediaUrl,
     timeScale: config.SIM_TIME_SCALE, adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS, summaryTimeoutMs: config.SUMMARY_TIMEOUT_MS, replyMode: config.REPLY_MODE, streamToken: (id) => mediaCapabilities.issue(id),
     operatorTicket: (id) => ({ token: operatorCapabilities.issue(id, Date.now(), OPERATOR_TOKEN_TTL_SECONDS), media_url: mediaUrlOf(instanceBaseUrl(), 'operator') }),
-    humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000 });
+    humanTransferNumber: config.HUMAN_TRANSFER_NUMBER, ringTimeoutMs: (config.RING_TIMEOUT_SECONDS + 15) * 1000,
+    // the in-process simulated carrier's callees read the agent's words beside its audio (src/adapters/README.md)
+    ...(d.adapters.simCarrier && !live ? { agentSaid: (id: string, text: string) => d.adapters.simCarrier!.agentSaid(id, text) } : {}) });
   calls.attachRunner(runner);
   calls.onCallEnded((c) => { clearTimeout(browserLimits.get(c.id)); browserLimits.delete(c.id); });
   const commands = new CallCommands({ db, log, instanceId, leaseSeconds: config.CALL_INSTANCE_LEASE_SECONDS, bus: d.bus, channelPrefix: config.REDIS_KEY_PREFIX });

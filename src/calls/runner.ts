@@ -52,6 +52,8 @@ export interface RunnerDeps {
   humanTransferNumber?: string;
   /** ring timeout of placeCall (ms) and the wait for the media stream after an answer (ms) */
   ringTimeoutMs?: number; mediaWaitMs?: number;
+  /** the simulated carrier's side channel: a call's agent sentence, told to its simulated callee */
+  agentSaid?: (callId: string, text: string) => void;
 }
 
 interface LiveCall {
@@ -245,6 +247,7 @@ export class CallRunner implements CallRunnerPort {
       result = await this.d.adapters.carrier.placeCall({
         callId: row.id, tenantId: row.tenant_id, to: row.to_number, mediaUrl: this.d.mediaUrl(), parameters,
         ...(row.scenario ? { scenario: row.scenario } : {}),
+        ...(row.context.customer_name ? { calleeName: String(row.context.customer_name) } : {}),
       }, { signal: l.dial.signal, timeoutMs: this.d.ringTimeoutMs ?? 60_000, onEvent });
     } catch (err) {
       await l.moves;
@@ -343,9 +346,10 @@ export class CallRunner implements CallRunnerPort {
       operatorHoldMs: handoff.hold_seconds * 1000,
       timeScale: this.d.timeScale, adapterTimeoutMs: this.d.adapterTimeoutMs, replyMode: this.d.replyMode, recording: this.d.store.open(row.id) }, {
       media: stream, detector, adapters: this.d.adapters, out, ticker: this.d.ticker, log,
-      // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it
       // the dialog pressing keys (a phone menu at the other end), as POST /v1/calls/{id}/tones does
       sendDigits: (digits) => { this.sendDigits(row.id, digits); },
+      ...(this.d.agentSaid ? { agentSaid: (text: string) => this.d.agentSaid!(row.id, text) } : {}),
+      // 'operator': the agent's or the tenant's human number when there is one, else only the handoff queue takes it;
       // warm: the human hears the call's summary (the API's, else one from what was said so far) while the caller holds
       transfer: async (target) => {
         const dial = target === 'operator' ? row.agent.transfer_number ?? this.d.humanTransferNumber : target;

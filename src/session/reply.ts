@@ -34,6 +34,8 @@ export interface ReplyPorts {
   listen?(hint: ListenHint): void;
   /** the agent presses keys on the line (a phone menu at the other end) */
   keys?(digits: string): void;
+  /** each sentence's words as its audio is made (the simulated carrier's side channel to its callee) */
+  said?(text: string): void;
   /** wall clock (ms) for the latency split */
   now(): number;
   /** hold every sentence until the model finished the reply (sentence streaming off: only to measure it) */
@@ -104,6 +106,7 @@ export async function runReply(ports: ReplyPorts, source: ReplySource, signal: A
       if (signal.aborted) break;
       const sentence: SpokenSentence = { text, startMs: framesQueued * FRAME_MS, endMs: framesQueued * FRAME_MS };
       out.spoken.push(sentence);
+      ports.said?.(text);
       const framer = new MulawFramer();
       for await (const chunk of synthesis(ports, text, inner.signal)) {
         if (signal.aborted) break;
@@ -129,6 +132,7 @@ export async function runReply(ports: ReplyPorts, source: ReplySource, signal: A
     const frames = await fallbackFrames(ports.tts, ports.voice, ports.language, adapter === 'tts');
     const startMs = framesQueued * FRAME_MS;
     out.firstAudioAt ??= ports.now();
+    if (!signal.aborted) ports.said?.(FALLBACK_TEXT);
     queue(frames);
     out.spoken.push({ text: FALLBACK_TEXT, startMs, endMs: framesQueued * FRAME_MS });
     out.ending = { kind: 'escalate', reason: `adapter_failure:${adapter}:${code}` };

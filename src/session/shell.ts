@@ -58,6 +58,8 @@ export interface SessionPorts {
   log: Logger;
   /** presses keys on the line for the agent (the carrier's DTMF, else tones in the call audio) */
   sendDigits?(digits: string): void;
+  /** the words of each agent sentence as its audio is made: the simulated carrier hands them to its callee */
+  agentSaid?(text: string): void;
   /** performs a transfer to a human (the carrier's); the session has already stopped talking */
   transfer?(target: string): Promise<void>;
   /** the caller opted out (by key or by voice): their number goes on the do-not-disturb list */
@@ -292,6 +294,7 @@ export class CallSession {
       tool: (tool, args) => this.p.out.tool(tool, args),
       listen: (hint) => this.#stt.expect?.(hint),
       keys: (digits) => this.p.sendDigits?.(digits),
+      said: this.p.agentSaid,
     }, source, r.controller.signal, r.outcome).then((o) => {
       r.done = true;
       if (o.fallback) this.ledger.fallbacks++;

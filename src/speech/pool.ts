@@ -6,12 +6,14 @@
  */
 import { Piscina } from 'piscina';
 import type { SpeechResult, SpeechTask } from '../../workers/speech.js';
+import type { ListenHint } from '../adapters/types.js';
 
 // Same extension as this module: .ts under tsx / tap's loader, .js if the tree is ever compiled.
 const WORKER = new URL(`../../workers/speech.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
 
 const pools: Partial<Record<SpeechTask['kind'], Piscina>> = {};
 let earsReady: Promise<unknown> | undefined;
+let voiceReady: Promise<unknown> | undefined;
 
 /** Runs a speech task on its thread; `signal` drops it while still queued (a barge-in, a hang-up). */
 export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask & { kind: K }, signal?: AbortSignal,
@@ -20,16 +22,27 @@ export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask &
   return (await pool.run(task, { signal, transferList: transfer })) as SpeechResult & { kind: K };
 }
 
-/** Loads the recogniser on its thread (once; again after the thread was let go). */
+/**
+ * Loads the recogniser on its thread (once; again after the thread was let go): resolves once the decoder of focused
+ * grammars (one asked field: most turns) is ready; the one of the open grammar (seconds to compile) loads after it.
+ */
 export function warmEars(): Promise<unknown> {
-  earsReady ??= runSpeech({ kind: 'hear', pcm: new ArrayBuffer(0), sampleRateHz: 8000 }).catch((err) => { earsReady = undefined; throw err; });
+  const warm = (hint?: ListenHint) => runSpeech({ kind: 'hear', pcm: new ArrayBuffer(0), sampleRateHz: 8000, ...(hint ? { hint } : {}) });
+  earsReady ??= warm({ asking: 'customer_name', open: [] }).then(() => { void warm().catch(() => {}); })
+    .catch((err) => { earsReady = undefined; throw err; });
   return earsReady;
+}
+
+/** Starts the voice's thread and compiles Flite there (once; again after the thread was let go). */
+export function warmVoice(): Promise<unknown> {
+  voiceReady ??= runSpeech({ kind: 'speak', text: 'Hi.', voice: 'kal16', sampleRateHz: 8000 }).catch((err) => { voiceReady = undefined; throw err; });
+  return voiceReady;
 }
 
 /** Ends the speech threads (tests, shutdown); the next task starts them again. */
 export async function closeSpeechPool(): Promise<void> {
   const all = Object.values(pools);
   for (const k of Object.keys(pools)) delete pools[k as SpeechTask['kind']];
-  earsReady = undefined;
+  earsReady = voiceReady = undefined;
   await Promise.all(all.map((p) => p.destroy()));
 }

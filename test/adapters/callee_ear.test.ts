@@ -48,11 +48,30 @@ t.test('barge-in: the callee cuts in, the truncated utterance gets no answer, th
   const heard = ear.advance(disclosure.atMs + 600).find((e) => e.type === 'agent_turn_ended');
   callee.reply(heard && heard.type === 'agent_turn_ended' ? heard.text : '');
   const cut = play(ear, simVoiceMulawFrames('May I have your name, please?'), disclosure.atMs + 2000, interject);
-  t.equal(said, 'Sorry, who is this?');
+  t.equal(said, 'Who is this?');
   const ended = ear.advance(cut.atMs + 600).find((e) => e.type === 'agent_turn_ended');
   t.ok(ended && ended.type === 'agent_turn_ended' && !ended.text.includes('name'), 'truncated text heard');
   t.match(callee.reply(ended!.type === 'agent_turn_ended' ? ended!.text : ''), { say: null, hangUp: false }, 'waits for the agent to answer the interruption');
   const next = play(ear, simVoiceMulawFrames("Sorry, I didn't catch that. May I have your name, please?"), cut.atMs + 2000);
   const turn = ear.advance(next.atMs + 600).find((e) => e.type === 'agent_turn_ended');
   t.match(callee.reply(turn!.type === 'agent_turn_ended' ? turn!.text : ''), { say: `My name is ${callee.persona.name}.` });
+});
+
+t.test('subtitled ear (real speech): told words count once their audio plays; the turn ends on silence', async (t) => {
+  const { SubtitledEar } = await import('../../src/adapters/sim/callee_ear.js');
+  const ear = new SubtitledEar({ endOfTurnSilenceMs: 600 });
+  // a loud tone stands for speech: this ear hears energy only, the words come from the carrier's side channel
+  const loud = new Int16Array(160).map((_, i) => Math.round(8000 * Math.sin(i / 3)));
+  ear.told('May I have your name, please?', 0);
+  const events: EarEvent[] = [];
+  let at = 0;
+  for (let i = 0; i < 100; i++, at += 20) events.push(...ear.hear(loud, at)); // 2 s of agent speech
+  ear.told('What are you looking for today?', 100); // the next reply: its audio has not arrived yet
+  const words = events.filter((e) => e.type === 'words').map((e) => (e as { textSoFar: string }).textSoFar);
+  t.same(words, ['May', 'May I', 'May I have', 'May I have your', 'May I have your name,', 'May I have your name, please?'], 'a word per 300 ms of speech, never past what was told');
+  t.same(ear.advance(at + 580), [], 'not before 600 ms of silence');
+  t.same(ear.advance(at + 600), [{ type: 'agent_turn_ended', text: 'May I have your name, please?', atMs: at + 600 }], 'only the sentence that played');
+  ear.skip(50); // a clear dropped the next reply's frames unplayed
+  for (let i = 0; i < 5; i++, at += 20) ear.hear(loud, at);
+  t.match(ear.advance(at + 2000), [{ type: 'agent_turn_ended', text: 'What are you looking for today?' }], 'a cut sentence still counts as started');
 });

@@ -3,7 +3,7 @@ import { createAdapters, createSimAdapters, startAdapterServer } from '../../src
 import { adapterContract } from './helpers/contract.js';
 
 // The simulators behind a real gRPC server on an ephemeral port, reached through the gRPC clients.
-const server = await startAdapterServer(createSimAdapters(), '127.0.0.1:0');
+const server = await startAdapterServer(createSimAdapters({ speech: 'tones' }), '127.0.0.1:0');
 const set = createAdapters({
   ADAPTER_CARRIER_URL: server.address, ADAPTER_STT_URL: server.address, ADAPTER_DIALOG_URL: server.address,
   ADAPTER_TTS_URL: server.address, ADAPTER_TIMEOUT_MS: 5000,

@@ -1,22 +1,29 @@
 /**
- * Simulator mode end to end over the real media WebSocket: each magic number's outcome, and a cooperative call
- * that completes with a signed call.completed webhook (verified with the standardwebhooks package).
+ * Simulator mode end to end over the real media WebSocket, in real speech (the embedded default): the agent speaks
+ * the offline voice, the callee answers as its persona in its own offline voice, and the agent hears it through the
+ * grammar ears. A cooperative call whose persona's answers are recognised and that completes with a signed
+ * call.completed webhook (verified with the standardwebhooks package), and a barge-in; each magic number's outcome
+ * is in e2e_sim_outcomes.test.ts (a file of its own: real speech costs CPU, and each file has its own time limit).
  */
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { API_KEY, api, login, startTestServer, waitForCallEnd } from '../helpers/server.js';
 import { webhookReceiver } from '../helpers/webhook_receiver.js';
+import { SimulatedCallee } from '../../src/adapters/index.js';
 
-const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50' } });
+// recognition is CPU work measured in wall time: on a test machine running other suites a turn's deadline is wider
+const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', ADAPTER_TIMEOUT_MS: '8000' } });
 t.teardown(() => srv.close());
+// real speech is CPU work per turn: more than the default 120 s per file on a machine running other suites
+t.setTimeout(300_000);
 const { received, url: hookUrl } = await webhookReceiver(t);
 const auth = { headers: { 'x-api-key': API_KEY } };
 
 const waitEnded = (id: string) => waitForCallEnd(srv.baseUrl, id, auth.headers);
 
-t.test('cooperative callee: qualified, booked, signed webhook with measured figures', async (t) => {
+t.test('cooperative callee: heard, qualified, booked, signed webhook with measured figures', async (t) => {
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: {
-    to: '+14155550123', agent_id: 'default', language: 'en-US', context: { customer_name: 'Lee' },
+    to: '+14155550123', agent_id: 'default', language: 'en-US',
     tools: ['calendar_booking', 'crm_sync'], webhook_url: hookUrl } });
   t.equal(d.status, 201);
   t.match(d.body, { id: /^call_[0-9a-f]{24}$/, status: 'dialing' });
@@ -24,7 +31,15 @@ t.test('cooperative callee: qualified, booked, signed webhook with measured figu
   t.equal(call.status, 'completed');
   t.equal(call.ended_reason, 'completed');
   t.ok(call.metrics.turn_count >= 3, `turns measured (${call.metrics.turn_count})`);
-  t.ok(call.extracted_data.customer_name, 'name extracted');
+  // the persona (deterministic per call id) said its name and budget aloud; the ears heard them
+  const persona = new SimulatedCallee(d.body.id, 'cooperative').persona;
+  const heard = await srv.services.db.query<{ text: string }>(
+    'SELECT m.text FROM conversation_messages m JOIN calls c ON c.conversation_id = m.conversation_id WHERE c.id = $1 AND m.role = $2 ORDER BY m.id', [d.body.id, 'caller']);
+  const callerText = heard.rows.map((r) => r.text).join(' | ');
+  t.match(callerText, `my name is ${persona.name.toLowerCase()}`, 'the name, recognised');
+  t.match(callerText, persona.budget, 'the budget, recognised');
+  t.equal(call.extracted_data.customer_name, persona.name, 'name extracted from what was heard');
+  t.ok(call.extracted_data.budget, `budget extracted (${call.extracted_data.budget})`);
   t.match(call.extracted_data.scheduled_slot, /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?([+-]\d\d:\d\d|Z)$/);
   t.ok(call.actions_triggered.some((a: { type: string }) => a.type === 'calendar.event.create'));
   t.same(call.transitions.map((x: { to: string }) => x.to), ['queued', 'dialing', 'in_progress', 'completed']);
@@ -60,29 +75,6 @@ t.test('cooperative callee: qualified, booked, signed webhook with measured figu
   const log = await api(srv.baseUrl, 'GET', `/calls/${d.body.id}/webhooks`, auth);
   t.equal(log.body.data[0].state, 'delivered');
 });
-
-const outcomes: Array<[string, string, string | RegExp]> = [
-  ['+15005550001', 'no_answer', 'no_answer'],
-  ['+15005550002', 'busy', 'busy'],
-  ['+15005550003', 'failed', 'carrier_failed'],
-  ['+15005550004', 'completed', 'voicemail'],
-  ['+15005550005', 'completed', /caller_hangup|media_closed/],
-  // waits on hold for an operator (the tenant's default 60 s), nobody takes it: the call-back offer
-  ['+15005550007', 'completed', 'escalation_unanswered'],
-  // issue 33: a silent callee is asked once whether they are still there, then the call ends (it used to escalate)
-  ['+15005550008', 'completed', 'no_response'],
-];
-for (const [to, status, reason] of outcomes) {
-  t.test(`magic number ${to} -> ${status}`, async (t) => {
-    const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to, agent_id: 'default' } });
-    t.equal(d.status, 201);
-    const call = await waitEnded(d.body.id);
-    t.equal(call.status, status);
-    t.match(call.ended_reason, reason);
-    if (to === '+15005550007') t.equal(call.human_escalation, true);
-    if (to === '+15005550008') t.equal(call.human_escalation, false, 'nobody to hand a silent line to');
-  });
-}
 
 t.test('barge-in: clear sent, agent reply truncated, interruption counted', async (t) => {
   const d = await api(srv.baseUrl, 'POST', '/calls/dispatch', { ...auth, body: { to: '+15005550006', agent_id: 'default' } });

@@ -8,13 +8,17 @@ import t, { type Test } from 'tap';
 import { AdapterError, createSimAdapters, type AdapterSet, type DialogAdapter, type SttStream, type TextToSpeechAdapter } from '../../src/adapters/index.js';
 import { FALLBACK_TEXT } from '../../src/session/reply.js';
 import { decodeSimVoice } from '../../src/simvoice/index.js';
+import { mulawDecode } from '../../src/audio/index.js';
+import { offlineMulawFrames } from '../../src/speech/voice/phone_frames.js';
 import { API_KEY, api, startTestServer, waitForCallEnd } from '../helpers/server.js';
 
 const TIMEOUT_MS = 400;
-const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', ADAPTER_TIMEOUT_MS: String(TIMEOUT_MS) } });
+// tone code (SIM_SPEECH=tones): failures are under test, with 400 ms deadlines no recogniser on a busy machine meets,
+// and the fallback line is read back from the recording exactly; its last resort in the offline voice: fallback_voice.test.ts
+const srv = await startTestServer({ env: { SIM_TIME_SCALE: '10', ADAPTER_TIMEOUT_MS: String(TIMEOUT_MS), SIM_SPEECH: 'tones' } });
 t.teardown(() => srv.close());
 const auth = { headers: { 'x-api-key': API_KEY } };
-const sim = createSimAdapters();
+const sim = createSimAdapters({ speech: 'tones' });
 
 const waitEnded = (id: string) => waitForCallEnd(srv.baseUrl, id, auth.headers);
 
@@ -45,6 +49,15 @@ async function agentChannel(callId: string): Promise<Int16Array> {
   throw new Error('no data chunk');
 }
 
+/** Whether the agent channel holds the fallback line's last resort (the offline voice's render), frame for frame. */
+async function holdsLastResort(agent: Int16Array): Promise<boolean> {
+  const needle = (await offlineMulawFrames(FALLBACK_TEXT, 'kal16')).slice(0, 25).map((f) => mulawDecode(f));
+  for (let slot = 0; (slot + needle.length) * 160 <= agent.length; slot++) {
+    if (needle.every((f, k) => f.every((v, i) => agent[(slot + k) * 160 + i] === v))) return true;
+  }
+  return false;
+}
+
 /** Runs one cooperative call with some adapters replaced; returns the ended call, its live items and the agent audio. */
 async function callWith(t: Test, overrides: Partial<AdapterSet>) {
   const undo = srv.services.callEngine.overrideAdapters(overrides);
@@ -53,13 +66,14 @@ async function callWith(t: Test, overrides: Partial<AdapterSet>) {
   t.equal(d.status, 201, 'dispatched');
   const call = await waitEnded(d.body.id);
   const evs = await items(d.body.id);
-  const heard = decodeSimVoice(await agentChannel(d.body.id));
-  return { call, evs, heard };
+  const agent = await agentChannel(d.body.id);
+  const heard = decodeSimVoice(agent);
+  return { call, evs, heard, lastResort: await holdsLastResort(agent) };
 }
 
 /** What every failure must look like to the caller and in the record. */
 function assertSpokenFallback(t: Test, r: Awaited<ReturnType<typeof callWith>>, reason: string, fallbacks: number | 'some') {
-  const { call, evs, heard } = r;
+  const { call, evs, heard, lastResort } = r;
   t.equal(call.status, 'completed');
   t.equal(call.ended_reason, 'adapter_failure', 'a clear ended_reason, not a hang or a caller hang-up');
   if (fallbacks === 'some') t.ok(call.metrics.fallbacks >= 1, `metrics.fallbacks counts each fallback (${JSON.stringify(call.metrics)})`);
@@ -70,7 +84,8 @@ function assertSpokenFallback(t: Test, r: Awaited<ReturnType<typeof callWith>>, 
   t.ok(evs.some((e) => e.type === 'escalation' && e.reason === reason), `escalation ${reason}: ${JSON.stringify(evs.filter((e) => e.type === 'escalation'))}`);
   t.ok(call.metrics.frames_out > 0, `agent frames sent (${call.metrics.frames_out})`);
   // the audio really went out: the recording's agent channel (what was sent and played) carries the fallback words
-  t.match(heard, /having trouble/, `fallback audible in the agent channel: "${heard.slice(-120)}"`);
+  // (in the voice's own render, or, when the voice itself failed, the offline voice's: its last resort)
+  t.ok(/having trouble/.test(heard) || lastResort, `fallback audible in the agent channel: "${heard.slice(-120)}"`);
 }
 
 /** The fallback line as published: whole, or cut by the caller ("Sorry, I'm having…"). */

@@ -13,7 +13,7 @@ import { API_KEY, api, startTestServer } from '../helpers/server.js';
 
 // the simulated carrier behind gRPC has its callees dial the service's media socket, as a carrier would
 const callees = simCallees({ timeScale: 10, thread: false });
-const sim = createSimAdapters({ simCarrier: { ringMs: 0, callees, timeScale: 10 } });
+const sim = createSimAdapters({ speech: 'tones', simCarrier: { ringMs: 0, callees, timeScale: 10 } });
 const served = { placeCall: 0, dialogTurns: 0, ttsStreams: 0, sttStreams: 0 };
 const counted: AdapterSet = {
   carrier: { placeCall: (r, o) => { served.placeCall++; return sim.carrier.placeCall(r, o); }, hangup: (id, o) => sim.carrier.hangup(id, o),

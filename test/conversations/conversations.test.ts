@@ -8,7 +8,8 @@ import { writeWav } from '../../src/audio/index.js';
 import { encodeSimVoice } from '../../src/simvoice/index.js';
 import { setClock, userToken } from '../helpers/lead_fixtures.js';
 
-const srv = await startTestServer({ env: { AUDIO_BODY_LIMIT_BYTES: String(400 * 1024), AUDIO_MAX_SECONDS: '10' } });
+// tone code (SIM_SPEECH=tones): the route's contract is under test, with input the simulator transcribes exactly
+const srv = await startTestServer({ env: { AUDIO_BODY_LIMIT_BYTES: String(400 * 1024), AUDIO_MAX_SECONDS: '10', SIM_SPEECH: 'tones' } });
 t.teardown(() => srv.close());
 const b = srv.baseUrl;
 const token = await login(b);

@@ -10,7 +10,8 @@ import { makeTenant } from '../helpers/tenants.js';
 import { readWav, writeWav } from '../../src/audio/index.js';
 import { decodeSimVoice, encodeSimVoice } from '../../src/simvoice/index.js';
 
-const srv = await startTestServer({ env: { DEMO_TENANT_REQUESTS_PER_MINUTE: '1000' } });
+// tone code (SIM_SPEECH=tones): the route's contract is under test, with input the simulator transcribes exactly
+const srv = await startTestServer({ env: { DEMO_TENANT_REQUESTS_PER_MINUTE: '1000', SIM_SPEECH: 'tones' } });
 t.teardown(() => srv.close());
 const b = srv.baseUrl;
 const devAdmin = await login(b);

@@ -1,6 +1,6 @@
 /**
- * The simulated callee's SCRIPT (what it says), not its socket: given the agent's decoded words, what the callee
- * says next. Deterministic per call id: the persona (name, intent, budget, preferred slot), reaction delays and
+ * The simulated callee's SCRIPT (what it says), not its socket: given the agent's words (read from the carrier's side
+ * channel, or decoded from tone code: callee_ear.ts), what the callee says next. Deterministic per call id: the persona (name, intent, budget, preferred slot), reaction delays and
  * backchannels come from a PRNG seeded by the call id. The scenario comes from the dialled number (sim_numbers.ts).
  *
  * Usage by the media side: greeting() when the call connects; duringAgentSpeech(textSoFar) as agent words are
@@ -8,10 +8,18 @@
  */
 import type { SimScenario } from '../sim_numbers.js';
 
-export interface CalleePersona { name: string; intent: string; budget: string; slot: string }
+export interface CalleePersona {
+  name: string; intent: string; budget: string; slot: string;
+  /** the offline voice the callee speaks with (when simulated calls speak for real) */
+  voice: CalleeVoiceName;
+}
+
+/** male Flite voices: the grammar ears read every persona line below right in both, through a phone line (slt does not) */
+export const CALLEE_VOICES = ['rms', 'awb'] as const;
+export type CalleeVoiceName = (typeof CALLEE_VOICES)[number];
 
 export interface CalleeReply {
-  /** what to say (rendered as SimVoice), or null to stay silent */
+  /** what to say (spoken in the persona's offline voice, or as tone code), or null to stay silent */
   say: string | null;
   /** reaction time before speaking, ms of media time */
   delayMs: number;
@@ -23,10 +31,14 @@ export interface CalleeReply {
 
 export interface CalleeInterjection { say: string; kind: 'backchannel' | 'interruption' }
 
-const NAMES = ['Anna Lee', 'Ravi Kumar', 'Maria Garcia', 'John Smith', 'Priya Sharma', 'Chen Wei', 'Fatima Khan', 'Lucas Martin'];
-const INTENTS = ['a two bedroom apartment', 'a three bedroom villa', 'a small office space', 'a plot of land near the city', 'a family home with a garden'];
-const BUDGETS = ['400,000 dollars', '50 lakh rupees', '1.2 million dollars', '80 lakh rupees', '250,000 dollars'];
-const SLOTS = ['tomorrow at 10 am', 'next Tuesday at 3 pm', 'Friday at 11:30 am', 'tomorrow at 4 pm', 'next Monday at 2 pm'];
+/** what a callee may say over the agent (duringAgentSpeech): rendered ahead, since it must come while the agent talks */
+export const INTERJECTIONS = { interruption: 'Who is this?', backchannel: 'Okay.' } as const;
+
+// Spelled as spoken and within what the offline grammar ears understand, so a simulated call's answers are heard.
+const NAMES = ['Ravi', 'Arjun', 'Rahul', 'Karan', 'Vikram', 'Amit', 'Rohan', 'Sanjay'];
+const INTENTS = ['a two bedroom apartment', 'a three bedroom villa', 'an office space', 'a plot', 'a house'];
+const BUDGETS = ['four hundred thousand dollars', 'fifty lakh rupees', 'one point two million dollars', 'eighty lakh rupees', 'two hundred fifty thousand dollars'];
+const SLOTS = ['tomorrow at ten a m', 'next Tuesday at three p m', 'Friday at eleven thirty a m', 'tomorrow at four p m', 'next Monday at two p m'];
 
 /** FNV-1a of the call id, then mulberry32: small, fast, reproducible. */
 function prng(seedText: string): () => number {
@@ -59,13 +71,22 @@ export class SimulatedCallee {
   #hungUp = false;
   #utterancesHeard = 0;
 
-  constructor(readonly callId: string, readonly scenario: SimScenario) {
+  /** `name`: the lead's own (the call's context), else one of the personas' */
+  constructor(readonly callId: string, readonly scenario: SimScenario, name?: string) {
     this.#rand = prng(callId);
-    const pick = <T>(xs: T[]) => xs[Math.floor(this.#rand() * xs.length)];
-    this.persona = { name: pick(NAMES), intent: pick(INTENTS), budget: pick(BUDGETS), slot: pick(SLOTS) };
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(this.#rand() * xs.length)];
+    this.persona = { name: pick(NAMES), intent: pick(INTENTS), budget: pick(BUDGETS), slot: pick(SLOTS), voice: pick(CALLEE_VOICES) };
+    if (name?.trim()) this.persona.name = name.trim();
   }
 
   get hungUp(): boolean { return this.#hungUp; }
+
+  /** Every line this callee may say (rendered ahead when its voice takes time: its answers come on its own clock). */
+  lines(): string[] {
+    const p = this.persona;
+    return [INTERJECTIONS.interruption, INTERJECTIONS.backchannel, `My name is ${p.name}.`, `I am looking for ${p.intent}.`,
+      `My budget is around ${p.budget}.`, `${capitalise(p.slot)} works for me.`, 'No, thank you.', 'Yes.'];
+  }
 
   /** Said as soon as the call connects (an answering machine's greeting), or null. */
   greeting(): string | null {
@@ -82,11 +103,11 @@ export class SimulatedCallee {
     // few words in (questions are short).
     if (this.scenario === 'barge_in' && !this.#interrupted && this.#utterancesHeard >= 1 && words >= 3) {
       this.#interrupted = this.#utteranceInterjected = this.#awaitingAnswerToInterruption = true;
-      return { say: 'Sorry, who is this?', kind: 'interruption' };
+      return { say: INTERJECTIONS.interruption, kind: 'interruption' };
     }
     if ((this.scenario === 'cooperative' || this.scenario === 'wants_brochure') && words >= 12) {
       this.#utteranceInterjected = true;
-      return this.#rand() < 0.6 ? { say: 'uh huh', kind: 'backchannel' } : null;
+      return this.#rand() < 0.6 ? { say: INTERJECTIONS.backchannel, kind: 'backchannel' } : null;
     }
     return null;
   }
@@ -108,7 +129,9 @@ export class SimulatedCallee {
     if (/\b(good ?bye|bye)\b/.test(lower)) { this.#hungUp = true; return say('Bye.', true); }
     if (/connect you with a colleague|transfer/.test(lower)) return silent();
     const q = lastQuestion(agentText);
-    if (!agentText.includes('?')) return say('Okay.');
+    if (/anything else/.test(q)) return say('No, thank you.');
+    // a statement (the disclosure, a confirmation) is let pass: the question that follows is the one to answer
+    if (!agentText.includes('?')) return silent();
     if (this.scenario === 'hangup_mid_call' && this.#questionsAnswered >= 1) { this.#hungUp = true; return silent(true); }
     if (this.scenario === 'asks_for_human') return say('Can I speak to a real person, please?');
     // answers the first question with the keypad: 9, which agents commonly map to opting out
@@ -121,8 +144,8 @@ export class SimulatedCallee {
     if (/looking for|interested|help you|today|want|need/.test(q)) {
       return say(`I am looking for ${p.intent}.${this.scenario === 'wants_brochure' ? ' Can you send me the brochure?' : ''}`);
     }
-    if (/still there/.test(lower)) return say('Yes, I am here.');
-    return say('Sorry, could you say that again?');
+    if (/still there/.test(lower)) return say('Yes.');
+    return say('Could you repeat that?');
   }
 }
 

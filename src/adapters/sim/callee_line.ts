@@ -1,19 +1,20 @@
 /**
  * The simulated callee's phone line: a WebSocket client that plays the carrier side of Twilio Media Streams
- * against our media edge (connected, start, 20 ms media both ways, mark echo, clear). It speaks SimVoice
- * following the adapters' SimulatedCallee script and hears the agent through CalleeEar, all on its own media
- * clock (frames × 20 ms), paced at wall time × timeScale. Like Twilio it buffers the agent's audio, echoes a
- * mark once the audio before it has played, and on clear drops the buffer and echoes every pending mark.
+ * against our media edge (connected, start, 20 ms media both ways, mark echo, clear). It speaks the adapters'
+ * SimulatedCallee script in its persona's offline voice (or tone code, SIM_SPEECH=tones) and hears the agent through
+ * its ear (callee_ear.ts: the carrier's side channel tells it the agent's words, `told`), all on its own media clock
+ * (frames × 20 ms), paced at wall time × timeScale. Like Twilio it buffers the agent's audio, echoes a mark once the
+ * audio before it has played, and on clear drops the buffer and echoes every pending mark.
  */
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { MULAW_SILENCE, mulawDecode, PHONE_FRAME_SAMPLES } from '../../audio/index.js';
-import { simVoiceMulawFrames } from '../../simvoice/index.js';
 import type { Ticker } from '../../media/ticker.js';
 import { twilioSignature } from '../../carriers/twilio/signature.js';
 import type { SimScenario } from '../sim_numbers.js';
 import { SimulatedCallee } from './callee.js';
-import { CalleeEar } from './callee_ear.js';
+import { CalleeEar, SubtitledEar } from './callee_ear.js';
+import { calleeFrames, type SimSpeech } from './callee_voice.js';
 
 const SILENCE = new Uint8Array(PHONE_FRAME_SAMPLES).fill(MULAW_SILENCE);
 /** a simulated call never runs longer than this much media time (ms) */
@@ -24,22 +25,36 @@ const MAX_CATCH_UP = 25;
 export interface SimCalleeLineOptions {
   mediaUrl: string; callId: string; carrierCallId: string; scenario: SimScenario; parameters: Record<string, string>;
   ticker: Ticker; timeScale: number;
+  /** what the line speaks and how it knows the agent's words (default 'offline') */
+  speech?: SimSpeech;
+  /** the lead's name (the call's context): the persona answers with it */
+  calleeName?: string;
   /** live-style signature on the upgrade (tests of the edge); unset = none */
   authToken?: string;
 }
 
 type Buffered = { frame: Uint8Array } | { mark: string };
 
-export function startSimCalleeLine(o: SimCalleeLineOptions): { done: Promise<void>; stats: { framesSent: number; framesHeard: number } } {
+export interface SimCalleeLine {
+  done: Promise<void>;
+  stats: { framesSent: number; framesHeard: number };
+  /** the carrier's side channel: an agent sentence whose audio is being made (it arrives after this) */
+  told(text: string): void;
+}
+
+export function startSimCalleeLine(o: SimCalleeLineOptions): SimCalleeLine {
   const headers = o.authToken ? { 'x-twilio-signature': twilioSignature(o.authToken, o.mediaUrl) } : undefined;
   const ws = new WebSocket(o.mediaUrl, { headers });
-  const callee = new SimulatedCallee(o.callId, o.scenario);
-  const ear = new CalleeEar({ sampleRateHz: 8000 });
+  const speech = o.speech ?? 'offline';
+  const callee = new SimulatedCallee(o.callId, o.scenario, o.calleeName);
+  const ear = speech === 'tones' ? new CalleeEar({ sampleRateHz: 8000 }) : new SubtitledEar({ sampleRateHz: 8000 });
+  /** agent frames received so far: a sentence told now starts at or after this one */
+  let framesReceived = 0;
   const streamSid = `MZ${randomBytes(16).toString('hex')}`;
   const stats = { framesSent: 0, framesHeard: 0 };
   const say: Uint8Array[] = [];
   const playBuf: Buffered[] = [];
-  let pending: { atMs: number; text: string | null; hangUp: boolean; keys?: string } | undefined;
+  let pending: { atMs: number; frames?: Uint8Array[]; hangUp: boolean; keys?: string } | undefined;
   let hangUpWhenQuiet = false;
   let seq = 0;
   let startWall = 0;
@@ -47,6 +62,12 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): { done: Promise<voi
   let open = false;
   const send = (m: object) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(m)); };
   const echoMark = (name: string) => send({ event: 'mark', sequenceNumber: String(++seq), streamSid, mark: { name } });
+  /** the callee's words as frames: at once (tone code), or once its voice has rendered them */
+  const utter = (text: string, ready: (frames: Uint8Array[]) => void) => {
+    const f = calleeFrames(speech, text, callee.persona.voice);
+    if (Array.isArray(f)) ready(f);
+    else f.then((frames) => { if (open) ready(frames); }, () => ready([]));
+  };
 
   const hangUp = () => {
     if (!open) return;
@@ -70,14 +91,16 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): { done: Promise<voi
     for (const e of evs) {
       if (e.type === 'words') {
         const i = callee.duringAgentSpeech(e.textSoFar);
-        if (i && !say.length) say.push(...simVoiceMulawFrames(i.say));
+        if (i) utter(i.say, (frames) => { if (!say.length) say.push(...frames); });
       } else {
         const r = callee.reply(e.text);
-        pending = { atMs: mediaMs + r.delayMs, text: r.say, hangUp: r.hangUp, keys: r.keys };
+        const p: NonNullable<typeof pending> = { atMs: mediaMs + r.delayMs, hangUp: r.hangUp, keys: r.keys };
+        pending = p;
+        if (r.say) utter(r.say, (frames) => { p.frames = frames; }); else p.frames = [];
       }
     }
-    if (pending && mediaMs >= pending.atMs) {
-      if (pending.text) say.push(...simVoiceMulawFrames(pending.text));
+    if (pending?.frames && mediaMs >= pending.atMs) {
+      say.push(...pending.frames);
       // a key press as the carrier reports it (Twilio's dtmf message on the media stream)
       for (const digit of pending.keys ?? '') send({ event: 'dtmf', sequenceNumber: String(++seq), streamSid, dtmf: { track: 'inbound_track', digit } });
       hangUpWhenQuiet ||= pending.hangUp;
@@ -101,21 +124,24 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): { done: Promise<voi
         accountSid: 'ACsimulator', streamSid, callSid: o.carrierCallId, tracks: ['inbound'], customParameters: o.parameters,
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } });
       const greeting = callee.greeting();
-      if (greeting) say.push(...simVoiceMulawFrames(greeting));
+      if (greeting) utter(greeting, (frames) => say.push(...frames));
+      if (speech === 'offline') for (const line of callee.lines()) utter(line, () => {}); // kept, ready when the moment comes
       startWall = performance.now();
       untick = o.ticker.add(tick);
     });
     ws.on('message', (data) => {
       let m: { event?: string; media?: { payload?: string }; mark?: { name?: string } };
       try { m = JSON.parse(data.toString()); } catch { return; }
-      if (m.event === 'media' && m.media?.payload) playBuf.push({ frame: new Uint8Array(Buffer.from(m.media.payload, 'base64')) });
+      if (m.event === 'media' && m.media?.payload) { framesReceived++; playBuf.push({ frame: new Uint8Array(Buffer.from(m.media.payload, 'base64')) }); }
       else if (m.event === 'mark' && m.mark?.name) { if (playBuf.length) playBuf.push({ mark: m.mark.name }); else echoMark(m.mark.name); }
       else if (m.event === 'clear') {
-        for (const b of playBuf.splice(0)) if ('mark' in b) echoMark(b.mark);
+        let dropped = 0;
+        for (const b of playBuf.splice(0)) if ('mark' in b) echoMark(b.mark); else dropped++;
+        if (ear instanceof SubtitledEar) ear.skip(dropped);
       }
     });
     ws.on('close', () => { open = false; untick(); resolve(); });
     ws.on('error', () => { open = false; untick(); resolve(); });
   });
-  return { done, stats };
+  return { done, stats, told: (text) => { if (ear instanceof SubtitledEar) ear.told(text, framesReceived); } };
 }

@@ -1,24 +1,44 @@
 /**
  * Where simulated callees run. In-process (the default) they share the service's event loop and ticker; on a
- * thread of their own (SIM_CALLEE_THREAD=true) their speech synthesis and listening stay off the thread that
- * runs the calls, so a load test measures the service rather than the service plus hundreds of phones.
- * Either way they reach the service only through the media WebSocket, like a carrier.
+ * thread of their own (SIM_CALLEE_THREAD=true) their listening and pacing stay off the thread that runs the calls,
+ * so a load test measures the service rather than the service plus hundreds of phones. Either way they reach the
+ * service through the media WebSocket, like a carrier, plus the simulated carrier's side channel: `tell` gives a
+ * call's callee the words of each agent sentence (src/adapters/README.md, "Simulated calls").
  */
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { sharedTicker, tickerPeriodFor, type Ticker } from '../../media/ticker.js';
-import { startSimCalleeLine, type SimCalleeLineOptions } from './callee_line.js';
+import { startSimCalleeLine, type SimCalleeLine, type SimCalleeLineOptions } from './callee_line.js';
 
 export type CalleeLineRequest = Omit<SimCalleeLineOptions, 'ticker'>;
+/** what the callee thread is sent: a line to start, or an agent sentence for one of its lines */
+export type CalleeThreadMessage = { line: CalleeLineRequest } | { told: { callId: string; text: string } };
 
 export interface SimCallees {
   /** dials the service's media edge as the callee of one call (fire and forget: the call's session ends it) */
   launch(o: CalleeLineRequest): void;
+  /** the side channel: the agent of `callId` is saying `text` (its audio follows on the media socket) */
+  tell(callId: string, text: string): void;
   close(): Promise<void>;
 }
 
+/** Lines by call id, while they run. */
+export class CalleeLines {
+  readonly #lines = new Map<string, SimCalleeLine>();
+  constructor(private readonly ticker: Ticker) {}
+
+  launch(o: CalleeLineRequest): void {
+    const line = startSimCalleeLine({ ...o, ticker: this.ticker });
+    this.#lines.set(o.callId, line);
+    void line.done.then(() => { if (this.#lines.get(o.callId) === line) this.#lines.delete(o.callId); });
+  }
+
+  tell(callId: string, text: string): void { this.#lines.get(callId)?.told(text); }
+}
+
 export function inProcessCallees(ticker: Ticker): SimCallees {
-  return { launch: (o) => { startSimCalleeLine({ ...o, ticker }); }, close: async () => {} };
+  const lines = new CalleeLines(ticker);
+  return { launch: (o) => lines.launch(o), tell: (id, text) => lines.tell(id, text), close: async () => {} };
 }
 
 /** Callees for simulated calls at `timeScale`: on the process's shared ticker, or on a thread of their own. */
@@ -34,8 +54,10 @@ const ENTRY = new URL('../../../workers/sim_callees_entry.cjs', import.meta.url)
 export function threadCallees(tickerPeriodMs: number): SimCallees {
   const worker = new Worker(ENTRY, { workerData: { tickerPeriodMs, file: fileURLToPath(WORKER), href: WORKER.href } });
   worker.unref();
+  const post = (m: CalleeThreadMessage) => worker.postMessage(m);
   return {
-    launch: (o) => worker.postMessage(o),
+    launch: (line) => post({ line }),
+    tell: (callId, text) => post({ told: { callId, text } }),
     close: async () => { await worker.terminate(); },
   };
 }

@@ -1,13 +1,16 @@
 /**
  * Simulated carrier: decides the outcome from the destination number (sim_numbers.ts) after a short ring, and for
  * an answered (or voicemail) call has a simulated callee dial our media WebSocket like a real carrier's media
- * stream would (`callees`: in-process or on a thread of their own). The rest of the service never knows the
- * difference: the simulator is just this adapter.
+ * stream would (`callees`: in-process or on a thread of their own). Beside the audio it has a side channel no real
+ * carrier has: `agentSaid` hands the callee the words of each agent sentence, so a persona can answer real speech
+ * without recognising it (src/adapters/README.md). The rest of the service never knows the difference.
  */
 import { randomHex } from '../../ids.js';
 import { withDeadline, sleep } from '../deadline.js';
 import { simNumberFor, type SimScenario } from '../sim_numbers.js';
 import type { SimCallees } from './callees.js';
+import type { SimSpeech } from './callee_voice.js';
+import { warmEars, warmVoice } from '../../speech/pool.js';
 import { AdapterError, type AdapterCallOptions, type CarrierAdapter, type PlaceCallRequest, type PlaceCallResult, type TransferDone, type TransferOptions } from '../types.js';
 
 export interface SimCarrierOptions {
@@ -19,6 +22,8 @@ export interface SimCarrierOptions {
   callees?: SimCallees;
   /** simulated callees speak this many times faster than real time */
   timeScale?: number;
+  /** what simulated callees speak (SIM_SPEECH; default 'offline') */
+  speech?: SimSpeech;
   onAnswered?: (req: PlaceCallRequest, result: PlaceCallResult) => void;
   onHangup?: (carrierCallId: string) => void;
   onTransfer?: (carrierCallId: string, target: string, leg: SimTransferLeg) => void;
@@ -68,14 +73,21 @@ export class SimCarrier implements CarrierAdapter {
         detail: sim.scenario,
       };
       if (result.outcome === 'answered' || result.outcome === 'voicemail') {
+        // calls that speak for real: the phone rings until the offline voice and ears are loaded (seconds, once), so
+        // a cold start never eats into the call's first turns' deadlines
+        if (this.opts.callees && (this.opts.speech ?? 'offline') === 'offline') await untilAborted(Promise.all([warmVoice(), warmEars()]), signal);
         this.#calls.set(result.carrierCallId, { req, state: 'answered' });
         this.opts.callees?.launch({ mediaUrl: req.mediaUrl, callId: req.callId, carrierCallId: result.carrierCallId,
-          scenario: (req.scenario ?? sim.scenario) as SimScenario, parameters: req.parameters, timeScale: this.opts.timeScale ?? 1 });
+          scenario: (req.scenario ?? sim.scenario) as SimScenario, parameters: req.parameters, timeScale: this.opts.timeScale ?? 1,
+          speech: this.opts.speech ?? 'offline', ...(req.calleeName ? { calleeName: req.calleeName } : {}) });
         for (const l of this.#answered) l(req, result);
       }
       return result;
     });
   }
+
+  /** The side channel: the agent of call `callId` (ours, not the carrier's id) is saying `text`; its audio follows. */
+  agentSaid(callId: string, text: string): void { this.opts.callees?.tell(callId, text); }
 
   hangup(carrierCallId: string, opts?: AdapterCallOptions): Promise<void> {
     return withDeadline('carrier', opts, async () => {
@@ -105,4 +117,12 @@ export class SimCarrier implements CarrierAdapter {
   stateOf(carrierCallId: string): SimCallState | undefined {
     return this.#calls.get(carrierCallId)?.state;
   }
+}
+
+/** Waits for `work` (a failure is the next step's to meet), or until the signal aborts. */
+function untilAborted(work: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    signal.addEventListener('abort', () => resolve(), { once: true });
+    work.then(() => resolve(), () => resolve());
+  });
 }

@@ -1,8 +1,8 @@
 /**
- * The embedded default's speech-to-text: the offline grammar recogniser (src/speech/ears) for real speech, after the
- * SimVoice decoder (src/simvoice), which still reads the simulated callees' in-band speech exactly. A turn whose audio
- * carries SimVoice is transcribed from it; any other speech (a person on the demo page, a recording) goes to the
- * grammar recogniser on the speech pool, steered by the dialog's listen hint.
+ * The simulator's speech-to-text with SIM_SPEECH=tones (the embedded default uses the offline ears alone,
+ * src/speech/ears): the SimVoice decoder (src/simvoice) reads tone-code callees exactly, and a turn without tone code
+ * (a person on the demo page, a recording) goes to the grammar recogniser on the speech pool, steered by the
+ * dialog's listen hint.
  */
 import { SimVoiceDecoder } from '../../simvoice/index.js';
 import { OfflineStt, type OfflineSttStream } from '../../speech/ears/stt.js';

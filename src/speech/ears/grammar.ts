@@ -58,6 +58,9 @@ export function grammarWord(w: string): string | undefined {
 
 export interface TurnGrammar { jsgf: string; key: string }
 
+/** Whether a turn's grammar holds one asked field's answers (cheap) rather than every field's in any order. */
+export const isFocused = (hint: ListenHint | undefined): boolean => fieldItem(hint?.asking) !== undefined || hint?.yesNo === true;
+
 /** The field a hint's `asked` maps to among the grammar's items (custom fields get no item of their own). */
 function fieldItem(field: string | undefined): string | undefined {
   switch (field) {
@@ -84,7 +87,7 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
   const names = [...new Set([...FIRST_NAMES, ...extra])].sort();
   const w = (item: string) => (item === asked || (item === 'yesno' && hint?.yesNo) ? WEIGHTS.asked : WEIGHTS.open);
   const intents = Object.entries(ALWAYS_ON).map(([k, phrases]) => `<i_${k}> = (${phrases.join(' | ')});`);
-  const focused = asked !== undefined || hint?.yesNo === true;
+  const focused = isFocused(hint);
   const fields = [['name', '<name_said>'], ['amount', '<amount_said>'], ['slot', '<slot_said>'], ['need', '<need_said>']]
     .filter(([item]) => !focused || item === asked);
   const answers = [

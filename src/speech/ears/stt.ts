@@ -67,6 +67,7 @@ export class OfflineSttStream implements SttStream {
 
 export class OfflineStt implements SpeechToTextAdapter {
   open(opts: { callId: string; language: string; sampleRateHz: number }): OfflineSttStream {
+    void warmEars().catch(() => {}); // a call's first turn comes seconds later: the recogniser loads meanwhile
     return new OfflineSttStream(opts.sampleRateHz);
   }
 

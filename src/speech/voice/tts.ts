@@ -5,7 +5,7 @@
  */
 import { streamWithDeadline } from '../../adapters/deadline.js';
 import { AdapterError, type AdapterCallOptions, type TextToSpeechAdapter } from '../../adapters/types.js';
-import { runSpeech } from '../pool.js';
+import { runSpeech, warmVoice } from '../pool.js';
 import { sentences } from './sentences.js';
 import { offlineVoice } from './voices.js';
 
@@ -19,7 +19,7 @@ export class OfflineTts implements TextToSpeechAdapter {
     }
     const voice = offlineVoice(req.voice);
     const parts = sentences(req.text);
-    return streamWithDeadline('tts', opts, async function* (signal) {
+    const rendered = streamWithDeadline('tts', opts, async function* (signal) {
       const render = (text: string) => runSpeech({ kind: 'speak', text, voice, sampleRateHz: req.sampleRateHz }, signal);
       let next = parts.length ? render(parts[0]) : undefined;
       for (let i = 0; next; i++) {
@@ -34,5 +34,10 @@ export class OfflineTts implements TextToSpeechAdapter {
         }
       }
     });
+    return (async function* () {
+      // a cold thread compiles Flite first (seconds on a busy machine): outside the deadline, as the ears load
+      await warmVoice().catch(() => {});
+      if (!opts?.signal?.aborted) yield* rendered;
+    })();
   }
 }

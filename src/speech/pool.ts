@@ -11,6 +11,7 @@ import type { ListenHint } from '../adapters/types.js';
 // Same extension as this module: .ts under tsx / tap's loader, .js if the tree is ever compiled.
 const WORKER = new URL(`../../workers/speech.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
 
+let idleMs = 120_000;
 const pools: Partial<Record<SpeechTask['kind'], Piscina>> = {};
 let earsReady: Promise<unknown> | undefined;
 let voiceReady: Promise<unknown> | undefined;
@@ -18,8 +19,19 @@ let voiceReady: Promise<unknown> | undefined;
 /** Runs a speech task on its thread; `signal` drops it while still queued (a barge-in, a hang-up). */
 export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask & { kind: K }, signal?: AbortSignal,
   transfer: ArrayBuffer[] = []): Promise<SpeechResult & { kind: K }> {
-  const pool = (pools[task.kind] ??= new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: 120_000 }));
+  const pool = (pools[task.kind] ??= startPool(task.kind));
   return (await pool.run(task, { signal, transferList: transfer })) as SpeechResult & { kind: K };
+}
+
+function startPool(kind: SpeechTask['kind']): Piscina {
+  const pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: idleMs });
+  // an idle thread let go takes its loaded models with it: the next warm-up loads them again
+  pool.on('workerDestroy', () => {
+    if (pools[kind] !== pool) return;
+    if (kind === 'hear') earsReady = undefined;
+    else voiceReady = undefined;
+  });
+  return pool;
 }
 
 /**
@@ -38,6 +50,9 @@ export function warmVoice(): Promise<unknown> {
   voiceReady ??= runSpeech({ kind: 'speak', text: 'Hi.', voice: 'kal16', sampleRateHz: 8000 }).catch((err) => { voiceReady = undefined; throw err; });
   return voiceReady;
 }
+
+/** How long a speech thread started from now on stays up with nothing to do (default 2 minutes; tests shorten it). */
+export function setSpeechIdleMs(ms: number): void { idleMs = ms; }
 
 /** Ends the speech threads (tests, shutdown); the next task starts them again. */
 export async function closeSpeechPool(): Promise<void> {

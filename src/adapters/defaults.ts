@@ -55,14 +55,24 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
     } satisfies Pick<DialogAdapter, 'summarize'> : {}),
   };
   const tts: TextToSpeechAdapter = {
-    synthesize: (req, o) => { const opts = withTimeout(o, ms); return streamWithDeadline('tts', opts, (signal) => t.synthesize(req, { signal, timeoutMs: opts.timeoutMs })); },
+    synthesize: (req, o) => {
+      const opts = withTimeout(o, ms);
+      return warmFirst(t, () => streamWithDeadline('tts', opts, (signal) => t.synthesize(req, { signal, timeoutMs: opts.timeoutMs })));
+    },
     // kept when the provider has it: telephone audio it renders itself goes to the phone untranscoded
     ...(t?.synthesizeMulaw ? {
       synthesizeMulaw: (req, o) => {
         const opts = withTimeout(o, ms);
-        return streamWithDeadline('tts', opts, (signal) => t.synthesizeMulaw!(req, { signal, timeoutMs: opts.timeoutMs }));
+        return warmFirst(t, () => streamWithDeadline('tts', opts, (signal) => t.synthesizeMulaw!(req, { signal, timeoutMs: opts.timeoutMs })));
       },
     } satisfies Pick<TextToSpeechAdapter, 'synthesizeMulaw'> : {}),
+    ...(t?.warm ? { warm: () => t.warm!() } : {}),
   };
   return { carrier, stt, dialog, tts };
+}
+
+/** The voice's warm-up first (a failure shows in the synthesis itself), then the stream under its deadline. */
+async function* warmFirst<T>(t: TextToSpeechAdapter, stream: () => AsyncIterable<T>): AsyncGenerator<T> {
+  await t.warm?.().catch(() => {});
+  yield* stream();
 }

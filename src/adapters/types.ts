@@ -229,6 +229,11 @@ export interface TextToSpeechAdapter {
    * to the phone as it comes, with no resampling or transcoding. Optional: without it, calls use synthesize().
    */
   synthesizeMulaw?(req: SynthesisRequest, opts?: AdapterCallOptions): AsyncIterable<Uint8Array>;
+  /**
+   * Loads what the first synthesis needs (an offline voice compiles seconds on a cold thread). Optional; awaited
+   * before a synthesis's deadline starts, so a cold start is never mistaken for a provider that produced nothing.
+   */
+  warm?(): Promise<void>;
 }
 
 export interface AdapterSet {

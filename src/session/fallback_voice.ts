@@ -38,6 +38,7 @@ function lastResortFrames(): Promise<Uint8Array[]> {
 }
 
 async function render(tts: TextToSpeechAdapter, voice: string, language: string): Promise<Uint8Array[]> {
+  await tts.warm?.(); // a cold voice loads before the deadline starts
   const opts = { signal: AbortSignal.timeout(RENDER_DEADLINE_MS), timeoutMs: RENDER_DEADLINE_MS };
   const req = { text: FALLBACK_TEXT, voice, language };
   const chunks = tts.synthesizeMulaw ? tts.synthesizeMulaw(req, opts) : tts.synthesize({ ...req, sampleRateHz: 8000 }, opts);

@@ -13,7 +13,7 @@ const SILENCE = new Uint8Array(160).fill(0xff);
 
 /** Plays the callee's words (then silence) into detector + STT; returns the detector events and transcripts. */
 async function run(text: string, agentSpeaking: boolean) {
-  const { stt } = createSimAdapters();
+  const { stt } = createSimAdapters({ speech: 'tones' });
   const state = createCallAudioState({ sampleRateHz: 8000, turnDetectionTimeoutMs: 800, interruptionSensitivity: 0.8 });
   const stream = stt.open({ callId: 'c', language: 'en-US', sampleRateHz: 8000 });
   let partial = '';

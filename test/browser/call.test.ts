@@ -10,7 +10,7 @@ import { accessibilityViolations, fakeMicrophone, FIXTURE_WAV, launch, shot, wat
 
 t.setTimeout(300_000);
 
-const srv = await startTestServer();
+const srv = await startTestServer({ env: { SIM_SPEECH: 'offline' } }); // the embedded default: a person hears the offline voice
 const origin = srv.baseUrl.replace(/\/v1$/, '');
 const browser = await launch(fakeMicrophone(FIXTURE_WAV));
 t.teardown(async () => { await browser.close(); await srv.close(); });

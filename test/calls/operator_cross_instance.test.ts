@@ -41,7 +41,7 @@ async function main() {
     t.equal((await api(b.baseUrl, 'POST', `/handoffs/${conv}/accept`, auth)).status, 200, 'accepted on B');
     await until('the agent on A stands aside', () => a.services.callEngine.runner.live.get(id)?.session?.withOperator || undefined);
     const before = (await messages(conv)).length;
-    const rep = await api(b.baseUrl, 'POST', `/handoffs/${conv}/reply`, { ...auth, body: { text: 'Hello, this is Sam from the sales team.' } });
+    const rep = await api(b.baseUrl, 'POST', `/handoffs/${conv}/reply`, { ...auth, body: { text: 'Hello, this is Sam from the sales team. How can I help you?' } });
     t.equal(rep.status, 200);
     const after = await until('the caller on A answers the operator', async () => {
       const m = (await messages(conv)).slice(before);

@@ -54,6 +54,9 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Run
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // tests receive webhooks on loopback only; every other range stays refused (src/net/address_policy.ts)
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    // simulated calls speak tone code unless a file asks for real speech (SIM_SPEECH=offline, the default of the
+    // service): real speech triples a call's CPU, and the suite places hundreds of calls whose speech is not under test
+    SIM_SPEECH: 'tones',
     DATABASE_URL: databaseUrl,
     REDIS_URL: process.env.REDIS_URL,
     // test files share one Redis: each deployment (instances sharing a database) counts its rate limits apart

@@ -13,6 +13,9 @@ import { offlineVoice } from './voices.js';
 const CHUNK_MS = 100;
 
 export class OfflineTts implements TextToSpeechAdapter {
+  /** starts the voice's thread and compiles Flite there (seconds on a cold thread, once per thread) */
+  async warm(): Promise<void> { await warmVoice(); }
+
   synthesize(req: { text: string; voice: string; language: string; sampleRateHz: number }, opts?: AdapterCallOptions): AsyncIterable<Int16Array> {
     if (req.sampleRateHz % 100 !== 0 || req.sampleRateHz <= 0 || req.sampleRateHz > 48_000) {
       throw new AdapterError('tts', 'invalid', `unsupported sample rate ${req.sampleRateHz} Hz (a multiple of 100, at most 48000)`);

@@ -432,6 +432,10 @@ export class CallRunner implements CallRunnerPort {
       if (handoff) payload.handoff = { target: o.operator ? `operator:${o.operator}` : null, ...handoff };
       await this.d.outbox.enqueue(tx, { tenantId: row.tenant_id, callId: row.id, url: row.webhook_url, eventType: 'call.completed', payload });
     } : undefined;
+    // the session's last items (deferred a macrotask past the turn, then batched) are stored before the final status,
+    // so none gets a seq after the call's end (bounded: an outage starting meanwhile keeps them in order itself)
+    await new Promise((r) => setImmediate(r));
+    await settledWithin(this.d.events, row.id, ITEMS_SETTLE_MS);
     const moved = await keep(() => transition(this.d.db, row.tenant_id, row.id, from, to, reason, { endedReason: reason }, also));
     if (!moved) return;
     o.onEnded?.();
@@ -499,4 +503,13 @@ function transferSummary(text: string): string {
   const head = t.slice(0, TRANSFER_SUMMARY_MAX);
   const cut = Math.max(head.lastIndexOf('. '), head.lastIndexOf('? '));
   return cut > TRANSFER_SUMMARY_MAX / 2 ? head.slice(0, cut + 1) : head.slice(0, head.lastIndexOf(' ')).trimEnd();
+}
+
+/** the longest a call's end waits for its last items to be stored before its final status */
+const ITEMS_SETTLE_MS = 2000;
+
+async function settledWithin(events: CallEventSink, callId: string, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([events.settled?.(callId), new Promise<void>((r) => { timer = setTimeout(r, ms); timer.unref(); })]);
+  clearTimeout(timer);
 }

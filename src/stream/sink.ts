@@ -47,6 +47,12 @@ export class StoredCallEventSink implements CallEventSink {
     void this.#chain(msg.call_id, async () => { this.#send(msg); return msg; }).catch(() => {});
   }
 
+  settled(callId: string): Promise<void> {
+    // in an outage the buffer itself runs the call's writes in order (items, then the status move): no wait
+    if (this.outage?.down) return Promise.resolve();
+    return (this.#tails.get(callId) ?? Promise.resolve()).then(() => {});
+  }
+
   /**
    * Issued (not awaited) in order: ioredis keeps command order on its connection; a slow or absent Redis must
    * not hold the call's pipeline.

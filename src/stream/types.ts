@@ -22,4 +22,9 @@ export interface CallEventSink {
    * see src/calls/lifecycle.ts), after the call's earlier items on this process.
    */
   announce(msg: CallEventMessage): void;
+  /**
+   * Resolves once the call's items published so far on this process are stored (or given up): a call's final status
+   * move waits for it, so no item of the call gets a seq after its end. Optional for sinks that store nothing.
+   */
+  settled?(callId: string): Promise<void>;
 }

@@ -21,6 +21,8 @@ export class LiveItemTap implements CallEventSink {
     this.#tell(msg);
   }
 
+  settled(callId: string): Promise<void> { return this.inner.settled?.(callId) ?? Promise.resolve(); }
+
   /** Calls `f` with each item of `callId` published from now on; returns the unsubscribe. */
   watch(callId: string, f: (m: CallEventMessage) => void): () => void {
     let set = this.#watchers.get(callId);

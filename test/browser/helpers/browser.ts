@@ -19,9 +19,9 @@ export const FIXTURE_WAV = fileURLToPath(new URL('../fixtures/d01_clean_t0.16k.w
 const BASE_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic'];
 
-/** A fake microphone that plays a WAV file (once, then silence) and grants itself without a prompt. */
-export const fakeMicrophone = (wav: string) => ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
-  `--use-file-for-fake-audio-capture=${wav}%noloop`];
+/** A fake microphone that plays a WAV file (once, then silence; or over and over) and grants itself without a prompt. */
+export const fakeMicrophone = (wav: string, o: { loop?: boolean } = {}) => ['--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}${o.loop ? '' : '%noloop'}`];
 
 export function ensureWebBuild(): void {
   if (existsSync(`${WEB_DIST_DIR}/index.html`) && existsSync(`${WEB_DIST_DIR}/app/index.html`)) return;

@@ -1,0 +1,61 @@
+/**
+ * A visitor who calls the agent from the site is heard and answered, on the embedded default (the offline voice and
+ * ears): Chromium's fake microphone plays a WAV of a person saying their name (rendered here in an offline voice,
+ * as a microphone would hear it: 16 kHz, wideband), the call's transcript on the page shows the words the agent
+ * heard, and the agent answers the visitor with audio before the visitor hangs up.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { writeWav } from '../../src/audio/index.js';
+import { OfflineTts } from '../../src/speech/voice/tts.js';
+import { startTestServer } from '../helpers/server.js';
+import { fakeMicrophone, launch, watchedPage } from './helpers/browser.js';
+
+t.setTimeout(300_000);
+
+/**
+ * 1.5 s of quiet, the words, 5 s of quiet, over and over: the fake microphone starts when the page opens it, before
+ * the call's leg streams, so words played once could be gone before the call listens (they were, on a busy machine)
+ */
+async function spokenWav(text: string): Promise<string> {
+  const parts: Int16Array[] = [];
+  for await (const c of new OfflineTts().synthesize({ text, voice: 'rms', language: 'en', sampleRateHz: 16000 })) parts.push(c);
+  const speech = Int16Array.from(parts.flatMap((p) => [...p]));
+  const pcm = new Int16Array(24_000 + speech.length + 80_000);
+  pcm.set(speech, 24_000);
+  const file = join(mkdtempSync(join(tmpdir(), 'call-heard-')), 'my_name.wav');
+  writeFileSync(file, writeWav({ sampleRateHz: 16000, channels: [pcm] }));
+  return file;
+}
+
+const srv = await startTestServer({ env: { SIM_SPEECH: 'offline' } });
+const origin = srv.baseUrl.replace(/\/v1$/, '');
+const browser = await launch(fakeMicrophone(await spokenWav('My name is Rahul.'), { loop: true }));
+t.teardown(async () => { await browser.close(); await srv.close(); });
+
+t.test('the visitor says their name on a call from the site: heard, shown and answered', async (t) => {
+  const context = await browser.newContext();
+  await context.grantPermissions(['microphone'], { origin });
+  const { page, problems } = await watchedPage(context);
+  await page.goto(`${origin}/`);
+  await page.getByRole('button', { name: 'Call the agent' }).click();
+  const heard = page.locator('.msg.caller', { hasText: /rahul/i });
+  await heard.first().waitFor({ timeout: 90_000 });
+  t.match(await heard.first().textContent(), /my name is rahul/i, 'the words the agent heard, on the page');
+  t.match(await heard.first().locator('.who').textContent(), /call/, "shown as the call's");
+  // the agent's answer: it moves on to its next question, never asking for the name it heard, and it is played
+  const playedBefore = Number(await page.getByTestId('call-played-ms').textContent());
+  const question = page.locator('.msg.agent', { hasText: '?' });
+  await question.first().waitFor({ timeout: 60_000 });
+  const asked = await page.locator('.msg.agent .text').allTextContents();
+  t.notOk(asked.some((a) => /your name/i.test(a)), `the agent did not ask for the name it heard: ${JSON.stringify(asked)}`);
+  await page.waitForFunction((before) => Number(document.querySelector('[data-testid="call-played-ms"]')?.textContent) > before + 500,
+    playedBefore, { timeout: 60_000, polling: 100 });
+  t.pass('the answer was played to the visitor');
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await page.getByRole('status').filter({ hasText: 'The call has ended.' }).waitFor();
+  t.same(problems, [], 'no script errors or CSP refusals');
+  await context.close();
+});

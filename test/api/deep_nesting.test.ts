@@ -75,7 +75,9 @@ t.test(`${LEVELS} levels on every route of the table answer 400 while /v1/health
   const health = await api(srv.baseUrl, 'GET', '/health');
   const healthMs = performance.now() - t0;
   t.equal(health.status, 200);
-  t.ok(healthMs < 1000, `/v1/health answered in ${Math.round(healthMs)} ms while ${routes.length} hostile bodies were in flight (liveness bound 1 s)`);
+  // the bound is far from both sides: one such body froze the process for 91 s, and 80 refused ones parse in under
+  // a second on a quiet machine (1.2 s under the suite's load, where a 1 s bound failed)
+  t.ok(healthMs < 10_000, `/v1/health answered in ${Math.round(healthMs)} ms while ${routes.length} hostile bodies were in flight (liveness bound 10 s)`);
   t.same(await done, [0, null], 'the hostile client got every answer');
   const answers = JSON.parse(out) as Array<{ method: string; path: string; status: number; type: string; text: string }>;
   t.equal(answers.length, routes.length);

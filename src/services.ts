@@ -93,7 +93,6 @@ export async function buildServices(config: Config, opts: BuildOptions = {}): Pr
     closers.unshift(() => stream.close());
     const adapters = createAdapters(config, { warn: (msg) => log.warn(msg), log });
     closers.unshift(() => adapters.close());
-    adapters.warmSpeech(); // on the speech threads, while the rest starts
     const tools = createTools(config, { warn: (msg) => log.warn(msg), log });
     closers.unshift(() => tools.close());
     const audio = new AudioPool({ threads: config.AUDIO_THREADS || undefined });

@@ -58,8 +58,6 @@ export interface AdapterRuntime extends AdapterSet {
    * first load takes seconds on a busy machine, longer than a turn may wait.
    */
   warmEars?(): Promise<unknown>;
-  /** starts loading the in-process speech the calls use (the offline voice and ears), so the first call waits less */
-  warmSpeech(): void;
   /** the default deadline of each adapter call (ADAPTER_TIMEOUT_MS) */
   timeoutMs?: number;
   close(): Promise<void>;
@@ -136,10 +134,6 @@ export function createAdapters(config: AdapterConfig, opts: CreateAdaptersOption
     ...(set.carrier === sim.carrier ? { simCarrier: sim.carrier } : {}),
     ...(set.tts === sim.tts ? { voice: sim.tts instanceof OfflineTts ? sim.tts : new OfflineTts() } : {}),
     ...(set.stt === sim.stt ? { warmEars } : {}),
-    warmSpeech() {
-      void timed.tts.warm?.().catch(() => {});
-      if (set.stt instanceof OfflineStt) void warmEars().catch(() => {});
-    },
     timeoutMs,
     async close() {
       if (closed) return;

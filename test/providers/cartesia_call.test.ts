@@ -9,12 +9,12 @@ import { encodeSimVoice } from '../../src/simvoice/index.js';
 import { API_KEY, api, login, startTestServer } from '../helpers/server.js';
 import { startCartesiaFake } from '../fakes/cartesia.js';
 
-const TIME_SCALE = 10;
+const TIME_SCALE = 5;
 const longQuestion = 'And could you tell me, in as much detail as you like, what kind of home you are looking for and which neighbourhoods you have in mind?';
 const cartesia = await startCartesiaFake({
   apiKey: 'sk_car_e2e', render: (text, rateHz) => encodeSimVoice(text, { sampleRateHz: rateHz, voice: 'aria' }),
   // the long sentence renders 8 s of its 9.9 s and then waits, so it is always cut mid-stream; the callee talks over
-  // it after three words, with 7 s of it still to play (0.7 s of wall time at 10x: a paced fake lost that race)
+  // it after three words, with 7 s of it still to play (1.4 s of wall time at 5x: a paced fake at 10x lost that race)
   chunkBytes: 400, stallWhen: { transcript: (text) => text === longQuestion, afterBytes: 64_000 },
 });
 const srv = await startTestServer({ env: {

@@ -14,14 +14,14 @@ import { startHubSpotFake } from '../fakes/hubspot.js';
 import { startCalComFake } from '../fakes/calcom.js';
 import { startWhatsAppFake } from '../fakes/whatsapp.js';
 
-const TIME_SCALE = 10;
+const TIME_SCALE = 5;
 // This callee talks over the agent's second utterance (the disclosure and first question run together as its
 // first): a question long enough to be cut while it is still being rendered.
 const longQuestion = 'Thank you. And could you tell me, in as much detail as you like, what kind of home you are looking for and which neighbourhoods you have in mind?';
 const eleven = await startElevenLabsFake({
   apiKey: 'sk_e2e', render: (text, rateHz) => encodeSimVoice(text, { sampleRateHz: rateHz, voice: 'alloy' }),
   // the long sentence renders 8 s of its 9.9 s and then waits, so it is always cut mid-request; the callee talks over
-  // it after three words, with 7 s of it still to play (0.7 s of wall time at 10x: a paced fake lost that race)
+  // it after three words, with 7 s of it still to play (1.4 s of wall time at 5x: a paced fake at 10x lost that race)
   chunkBytes: 400, stallWhen: { text: (text) => text.length > 20 && longQuestion.endsWith(text), afterBytes: 64_000 },
 });
 const hubspot = await startHubSpotFake({ token: 'pat-e2e' });

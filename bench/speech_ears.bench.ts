@@ -12,6 +12,7 @@ import path from 'node:path';
 import { readWav } from '../src/audio/index.js';
 import type { ListenHint } from '../src/adapters/types.js';
 import { recognise } from '../src/speech/ears/recogniser.js';
+import { endLive, feedLive, startLive } from '../src/speech/ears/live.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
@@ -54,6 +55,37 @@ for (const [label, hint] of hints) {
 }
 console.log(`${turns.length} turns, ${speechSeconds.toFixed(1)} s of speech after trimming`);
 console.table(rows);
+
+// Live turns (the adapter on calls): the audio goes to the decoder in 200 ms pieces while the caller speaks; at the end
+// of the turn only the last piece and the search's close remain, which is the wait for the final text.
+const PIECE = 1600;
+const liveRows = [];
+for (const [label, hint] of hints) {
+  await startLive('warm', hint, new Int16Array(PIECE)); // the grammar on a live decoder, as a turn asked the same field finds it
+  endLive('warm', new Int16Array(0));
+  const c0 = process.cpuUsage();
+  const lat: number[] = [];
+  let accepted = 0, same = 0;
+  const texts: string[] = [];
+  for (const t of turns) {
+    const last = Math.max(0, Math.floor((t.pcm.length - 1) / PIECE) * PIECE);
+    await startLive('turn', hint, t.pcm.subarray(0, Math.min(PIECE, last)));
+    for (let i = PIECE; i < last; i += PIECE) feedLive('turn', t.pcm.subarray(i, i + PIECE));
+    const t0 = performance.now();
+    const r = endLive('turn', t.pcm.subarray(last))!;
+    lat.push(performance.now() - t0);
+    if (!r.rejected) accepted++;
+    texts.push(r.text);
+  }
+  const c = process.cpuUsage(c0);
+  for (const [i, t] of turns.entries()) if (texts[i] === (await recognise(t.pcm, 8000, hint)).text) same++;
+  lat.sort((a, b) => a - b);
+  liveRows.push({ grammar: label, 'CPU ms per speech s': Math.round((c.user + c.system) / 1000 / speechSeconds),
+    'end of turn to final text p50 ms': Math.round(lat[Math.floor(lat.length / 2)]), 'max ms': Math.round(lat.at(-1)!),
+    accepted: `${accepted}/${turns.length}`, 'same text as whole': `${same}/${turns.length}` });
+}
+console.log('live turns: 200 ms pieces decoded as they come; at the end of the turn the last piece and the close');
+console.table(liveRows);
 console.log('every field open, turn by turn:');
 for (const t of turns) console.log(`  ${JSON.stringify(t.text).padEnd(60)} -> ${JSON.stringify((await recognise(t.pcm, 8000)).text)}`);
 

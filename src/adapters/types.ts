@@ -121,6 +121,8 @@ export interface SttStream {
   write(pcm: Int16Array, atMs: number): void;
   /** What the next caller turn is expected to hold (optional: recognisers that listen openly ignore it). */
   expect?(hint: ListenHint): void;
+  /** The session's detector heard the caller start speaking at media time `atMs` (optional: a recogniser that decodes only then). */
+  speechStarted?(atMs: number): void;
   /** Forces a final transcript for everything written so far (called at end of turn). */
   finalize(opts?: AdapterCallOptions): Promise<TranscriptResult>;
   /** partial and final results as they come */

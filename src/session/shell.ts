@@ -219,7 +219,10 @@ export class CallSession {
   #onDetector(evs: AudioEvent[]): void {
     for (const e of evs) {
       switch (e.type) {
-        case 'SpeechStarted': this.dispatch({ type: 'SpeechStarted', atMs: e.atMs }); break;
+        case 'SpeechStarted':
+          this.#stt.speechStarted?.(e.atMs);
+          this.dispatch({ type: 'SpeechStarted', atMs: e.atMs });
+          break;
         case 'SpeechStopped': this.dispatch({ type: 'SpeechStopped', atMs: e.atMs, speechEndMs: e.speechEndMs }); break;
         case 'TurnEnded':
           this.#turnWall = { endedAt: this.#now() };

@@ -19,7 +19,8 @@ let voiceReady: Promise<unknown> | undefined;
 /** Runs a speech task on its thread; `signal` drops it while still queued (a barge-in, a hang-up). */
 export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask & { kind: K }, signal?: AbortSignal,
   transfer: ArrayBuffer[] = []): Promise<SpeechResult & { kind: K }> {
-  const pool = (pools[task.kind] ??= startPool(task.kind));
+  const thread = task.kind === 'listen' ? 'hear' : task.kind; // live turns are the ears' too
+  const pool = (pools[thread] ??= startPool(thread));
   return (await pool.run(task, { signal, transferList: transfer })) as SpeechResult & { kind: K };
 }
 

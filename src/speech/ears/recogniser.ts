@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import createModule, { type Decoder } from 'soundswallower';
+import createModule, { type Decoder, type SoundSwallowerModule } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
 import { resample } from '../../audio/index.js';
 import { buildGrammar, garbageWords, isFocused } from './grammar.js';
@@ -20,9 +20,12 @@ export const EARS_RATE_HZ = 8000;
 export const MAX_TURN_SECONDS = 30;
 
 const decoders: Record<'focused' | 'open', { decoder?: Promise<Decoder>; key?: string }> = { focused: {}, open: {} };
+/** one WebAssembly instance per thread: its decoders share it (a decoder holds its own copy of the model) */
+let engine: Promise<SoundSwallowerModule> | undefined;
 
-async function load(): Promise<Decoder> {
-  const ss = await createModule();
+/** A decoder with the model, the dictionary and the added words loaded, and no grammar yet. */
+export async function newDecoder(): Promise<Decoder> {
+  const ss = await (engine ??= createModule());
   const model = join(dirname(createRequire(import.meta.url).resolve('soundswallower')), 'model', 'en-us');
   const d = new ss.Decoder({ hmm: model, dict: join(model, 'dict.txt'), samprate: EARS_RATE_HZ, nfft: 256, loglevel: 'FATAL' });
   await d.initialize();
@@ -30,27 +33,44 @@ async function load(): Promise<Decoder> {
   return d;
 }
 
-export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<{ text: string; path: string; rejected: boolean }> {
+export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<Heard> {
   const at8k = sampleRateHz === EARS_RATE_HZ ? pcm : resample(pcm, sampleRateHz, EARS_RATE_HZ);
   const n = Math.min(at8k.length, MAX_TURN_SECONDS * EARS_RATE_HZ);
   const d = await decoderFor(hint);
   // under 100 ms: nothing to recognise (an empty task is a warm-up: the hint's decoder and grammar are loaded now)
   if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true };
-  const f = new Float32Array(n);
-  for (let i = 0; i < n; i++) f[i] = at8k[i] / 32768;
   d.start();
-  d.process_audio(f, false, true);
+  d.process_audio(toFloat(at8k.subarray(0, n)), false, true);
   d.stop();
-  const path = d.get_text();
+  return heardPath(d.get_text());
+}
+
+export interface Heard { text: string; path: string; rejected: boolean }
+
+/** The decoder's word path read into the dialog's text, or rejected. */
+export function heardPath(path: string): Heard {
   const r = readPath(path);
   return { text: r.text, path, rejected: r.rejected };
+}
+
+/** PCM16 as the decoder's float samples in [-1, 1). */
+export function toFloat(pcm: Int16Array): Float32Array {
+  const f = new Float32Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++) f[i] = pcm[i] / 32768;
+  return f;
+}
+
+/** Sets this hint's grammar on a decoder unless it already holds it (`key` is the one it holds); returns the new key. */
+export function setGrammar(d: Decoder, hint: ListenHint | undefined, key: string | undefined): string {
+  const g = buildGrammar(hint, (w) => d.lookup_word(w) !== null);
+  if (g.key !== key) d.set_grammar(g.jsgf);
+  return g.key;
 }
 
 /** The decoder for this hint's grammar, set to it. */
 async function decoderFor(hint: ListenHint | undefined): Promise<Decoder> {
   const slot = decoders[isFocused(hint) ? 'focused' : 'open'];
-  const d = await (slot.decoder ??= load());
-  const g = buildGrammar(hint, (w) => d.lookup_word(w) !== null);
-  if (g.key !== slot.key) { d.set_grammar(g.jsgf); slot.key = g.key; }
+  const d = await (slot.decoder ??= newDecoder());
+  slot.key = setGrammar(d, hint, slot.key);
   return d;
 }

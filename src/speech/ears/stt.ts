@@ -1,14 +1,16 @@
 /**
  * The offline ears as a speech-to-text adapter: a grammar recogniser on the speech pool's threads (never the event
- * loop). A call's stream keeps the caller audio written since the last finalize (at most MAX_TURN_SECONDS) and
- * recognises it, cut to its speech, when the session finalizes the turn; `expect(hint)` steers the next turn's
- * grammar. Results are final only: a grammar recogniser has no useful partials for barge-in decisions.
+ * loop). A call's stream keeps the caller audio written since the last finalize (at most MAX_TURN_SECONDS). Once the
+ * session's detector says speech started, the turn is decoded live (live.ts): its audio goes to the ears' thread as
+ * it comes, so the final text is ready soon after the end of turn. A turn that cannot be live (no decoder free, a
+ * rate other than the model's, a lost thread) is recognised whole, cut to its speech, when the session finalizes it.
+ * `expect(hint)` steers the turn's grammar. Results are final only: a grammar recogniser has no useful partials.
  */
 import { withDeadline } from '../../adapters/deadline.js';
 import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTextAdapter, type SttStream, type TranscriptResult } from '../../adapters/types.js';
 import { concatPcm } from '../../audio/index.js';
 import { runSpeech, warmEars } from '../pool.js';
-import { MAX_TURN_SECONDS } from './recogniser.js';
+import { EARS_RATE_HZ, MAX_TURN_SECONDS } from './recogniser.js';
 import { trimToSpeech } from './trim.js';
 
 /**
@@ -24,9 +26,36 @@ export async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: List
     (await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer])).text);
 }
 
+/** audio kept before the detector's speech start (its onset confirmation, soft first sounds) */
+const PRE_ROLL_MS = 300;
+/** live audio goes to the ears' thread in pieces of this length (a task per piece) */
+const FEED_MS = 200;
+let streams = 0;
+const stats = { live: 0, whole: 0 };
+/** How many turns were answered from a live decoding, and how many recognised whole (tests, benches). */
+export const earsStats = (): Readonly<typeof stats> => ({ ...stats });
+
+interface LiveTurn {
+  id: string;
+  /** resolves false once any step found the turn not live on the thread */
+  ok: Promise<boolean>;
+  pending: Int16Array[];
+  pendingSamples: number;
+  /** samples sent or pending since the turn's start */
+  samples: number;
+  hintKey: string;
+  /** index in the stream's chunks where the turn's audio starts (for a restart with another hint) */
+  from: number;
+}
+
 export class OfflineSttStream implements SttStream {
   readonly #listeners: Array<(r: TranscriptResult) => void> = [];
+  readonly #id = `s${++streams}`;
+  #turns = 0;
+  #live: LiveTurn | undefined;
+  #tail: Promise<unknown> = Promise.resolve();
   #chunks: Int16Array[] = [];
+  #chunkAt: number[] = [];
   #samples = 0;
   #startMs = -1;
   #endMs = 0;
@@ -39,30 +68,116 @@ export class OfflineSttStream implements SttStream {
     if (this.#closed) return;
     if (this.#startMs < 0) this.#startMs = atMs;
     this.#endMs = atMs + (pcm.length * 1000) / this.sampleRateHz;
-    this.#chunks.push(pcm.slice());
+    const copy = pcm.slice();
+    this.#chunks.push(copy);
+    this.#chunkAt.push(atMs);
     this.#samples += pcm.length;
     // keep the latest MAX_TURN_SECONDS: a turn never runs longer (the detector ends it), older audio is not speech of it
-    while (this.#samples - this.#chunks[0].length >= MAX_TURN_SECONDS * this.sampleRateHz) this.#samples -= this.#chunks.shift()!.length;
+    while (this.#samples - this.#chunks[0].length >= MAX_TURN_SECONDS * this.sampleRateHz) {
+      this.#samples -= this.#chunks.shift()!.length;
+      this.#chunkAt.shift();
+      if (this.#live) this.#live.from = Math.max(0, this.#live.from - 1);
+    }
+    const live = this.#live;
+    if (!live) return;
+    live.pending.push(copy);
+    live.pendingSamples += copy.length;
+    live.samples += copy.length;
+    // a turn live this long began on something the detector took for speech: the whole-turn path keeps the latest audio
+    if (live.samples > MAX_TURN_SECONDS * this.sampleRateHz) { this.#drop(live); return; }
+    if (live.pendingSamples >= (FEED_MS * this.sampleRateHz) / 1000) this.#send(live, 'feed');
   }
 
-  expect(hint: ListenHint): void { this.#hint = hint; }
+  expect(hint: ListenHint): void {
+    this.#hint = hint;
+    // a turn that started before the question was asked is heard against the new grammar, from its start
+    if (this.#live && this.#live.hintKey !== JSON.stringify(hint)) this.#goLive(this.#live.from);
+  }
+
+  /** The detector heard speech start at `atMs`: the turn is decoded from then on (with PRE_ROLL_MS before it). */
+  speechStarted(atMs: number): void {
+    if (this.#closed || this.#live || this.sampleRateHz !== EARS_RATE_HZ) return;
+    let from = this.#chunkAt.length;
+    while (from > 0 && this.#chunkAt[from - 1] + 20 > atMs - PRE_ROLL_MS) from--;
+    this.#goLive(from);
+  }
+
+  #goLive(from: number): void {
+    if (this.#live) this.#drop(this.#live);
+    const pending = this.#chunks.slice(from);
+    const live: LiveTurn = { id: `${this.#id}t${++this.#turns}`, ok: Promise.resolve(true), pending, from,
+      pendingSamples: 0, samples: 0, hintKey: JSON.stringify(this.#hint ?? null) };
+    live.pendingSamples = live.samples = pending.reduce((a, c) => a + c.length, 0);
+    this.#live = live;
+    this.#send(live, 'start');
+  }
+
+  /**
+   * Sends the turn's pending audio as one step, after the turn's earlier steps are done: the ears' thread interleaves
+   * tasks while one awaits (a decoder loading), so order is kept here.
+   */
+  #send(live: LiveTurn, op: 'start' | 'feed'): void {
+    const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
+    live.pending = [];
+    live.pendingSamples = 0;
+    const hint = op === 'start' && this.#hint ? { hint: this.#hint } : {};
+    const before = live.ok;
+    live.ok = this.#step(async () => (await before) && runSpeech({ kind: 'listen', op, id: live.id, pcm: pcm.buffer, ...hint },
+      undefined, [pcm.buffer]).then((r) => r.live, () => false));
+  }
+
+  /** Runs `work` after every step this stream sent before (of any of its turns: a drop frees a decoder before the next start). */
+  #step<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.#tail.then(work);
+    this.#tail = done.catch(() => undefined);
+    return done;
+  }
+
+  #drop(live: LiveTurn): void {
+    if (this.#live === live) this.#live = undefined;
+    void this.#step(() => runSpeech({ kind: 'listen', op: 'drop', id: live.id, pcm: new ArrayBuffer(0) })).catch(() => {});
+  }
+
+  /** The live turn's text, or undefined when it was not live to the end (the whole turn is then recognised). */
+  async #endLive(live: LiveTurn, signal: AbortSignal): Promise<string | undefined> {
+    this.#live = undefined;
+    const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
+    try {
+      if (!await live.ok) return undefined;
+      const r = await this.#step(() => runSpeech({ kind: 'listen', op: 'end', id: live.id, pcm: pcm.buffer }, signal, [pcm.buffer]));
+      return r.live ? r.heard?.text ?? '' : undefined;
+    } catch (err) {
+      this.#drop(live); // an end dropped from the queue (deadline, abort) leaves the decoder held: give it back
+      throw err;
+    }
+  }
 
   async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
     if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
     const pcm = concatPcm(this.#chunks.length ? this.#chunks : [new Int16Array(0)]);
     const startMs = Math.max(0, this.#startMs), endMs = this.#endMs;
+    const live = this.#live;
+    this.#live = undefined;
     this.discard();
-    const text = await hearTurn(pcm, this.sampleRateHz, this.#hint, (work) => withDeadline('stt', opts, work));
+    const liveText = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
+    stats[liveText === undefined ? 'whole' : 'live']++;
+    const text = liveText ?? await hearTurn(pcm, this.sampleRateHz, this.#hint, (work) => withDeadline('stt', opts, work));
     const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
     for (const l of this.#listeners) l(result);
     return result;
   }
 
   /** Forgets the audio written since the last finalize (another reader transcribed that turn). */
-  discard(): void { this.#chunks = []; this.#samples = 0; this.#startMs = -1; }
+  discard(): void {
+    if (this.#live) this.#drop(this.#live);
+    this.#chunks = []; this.#chunkAt = []; this.#samples = 0; this.#startMs = -1;
+  }
 
   onResult(listener: (r: TranscriptResult) => void): void { this.#listeners.push(listener); }
-  close(): void { this.#closed = true; this.#listeners.length = 0; this.#chunks = []; }
+  close(): void {
+    if (this.#live) this.#drop(this.#live);
+    this.#closed = true; this.#listeners.length = 0; this.#chunks = []; this.#chunkAt = [];
+  }
 }
 
 export class OfflineStt implements SpeechToTextAdapter {

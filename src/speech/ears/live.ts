@@ -1,0 +1,83 @@
+/**
+ * Live turns on the ears' thread: a caller turn decoded while the caller speaks, so that at the end of the turn only
+ * its last audio and the search's close remain (the whole-turn path decodes everything then). Each live turn holds
+ * a decoder of its own from a small pool (decoders keep their last grammar, so a turn asked the same field as an
+ * earlier one starts at once); when the pool is in use the turn is not live and its stream recognises it whole.
+ */
+import type { Decoder } from 'soundswallower';
+import type { ListenHint } from '../../adapters/types.js';
+import { buildGrammar } from './grammar.js';
+import { EARS_RATE_HZ, heardPath, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
+
+/** decoders for live turns per thread, 25-50 MB each (bench/README.md); a turn beyond them is recognised whole */
+let maxDecoders = 4;
+const idle: Array<{ decoder: Decoder; key: string }> = [];
+let made = 0;
+const turns = new Map<string, { decoder: Decoder; key: string; samples: number }>();
+
+/**
+ * Starts a live turn with its first audio (8 kHz), against the hint's grammar; false when no decoder is free (the
+ * stream then recognises the turn whole). A turn of the same id still live is dropped first.
+ */
+export async function startLive(id: string, hint: ListenHint | undefined, pcm: Int16Array): Promise<boolean> {
+  dropLive(id);
+  const held = await takeDecoder(hint);
+  if (!held) return false;
+  held.decoder.start();
+  turns.set(id, { ...held, samples: 0 });
+  feedLive(id, pcm);
+  return true;
+}
+
+/** More of a live turn's audio; false when the turn is not live here (never started, dropped, or a new thread). */
+export function feedLive(id: string, pcm: Int16Array): boolean {
+  const t = turns.get(id);
+  if (!t) return false;
+  const room = MAX_TURN_SECONDS * EARS_RATE_HZ - t.samples; // the whole-turn path's cap too
+  if (room > 0 && pcm.length > 0) t.decoder.process_audio(toFloat(pcm.subarray(0, room)), false, false);
+  t.samples += Math.min(room, pcm.length);
+  return true;
+}
+
+/** Ends a live turn with its last audio: what was heard; undefined when the turn is not live here. */
+export function endLive(id: string, pcm: Int16Array): Heard | undefined {
+  const t = turns.get(id);
+  if (!t || !feedLive(id, pcm)) return undefined;
+  turns.delete(id);
+  try {
+    t.decoder.stop();
+    return heardPath(t.decoder.get_text());
+  } finally {
+    idle.push({ decoder: t.decoder, key: t.key });
+  }
+}
+
+/** Forgets a live turn (discarded, its call ended); its decoder goes back to the pool. */
+export function dropLive(id: string): void {
+  const t = turns.get(id);
+  if (!t) return;
+  turns.delete(id);
+  try { t.decoder.stop(); } catch { /* a decoder that cannot stop is still reusable after start() */ }
+  idle.push({ decoder: t.decoder, key: t.key });
+}
+
+/** How many decoders live turns may hold on this thread (tests lower it to reach the whole-turn fallback). */
+export function setMaxLiveDecoders(n: number): void { maxDecoders = n; }
+
+export const liveTurns = (): number => turns.size;
+
+async function takeDecoder(hint: ListenHint | undefined): Promise<{ decoder: Decoder; key: string } | undefined> {
+  let held = idle.length ? idle.pop() : undefined;
+  if (!held && made < maxDecoders) {
+    made++;
+    held = { decoder: await newDecoder().catch((err) => { made--; throw err; }), key: '' };
+  }
+  if (!held) return undefined;
+  // prefer an idle decoder that already holds this grammar (switching costs 30-110 ms, the open grammar about a second)
+  const known = held.decoder;
+  const want = buildGrammar(hint, (w) => known.lookup_word(w) !== null).key;
+  const same = idle.findIndex((d) => d.key === want);
+  if (held.key !== want && same >= 0) { idle.push(held); held = idle.splice(same, 1)[0]; }
+  held.key = setGrammar(held.decoder, hint, held.key);
+  return held;
+}

@@ -1,0 +1,116 @@
+/**
+ * Live turns: a caller turn decoded while it is spoken (src/speech/ears/live.ts on the thread, the stream's side in
+ * stt.ts). The decoder pool in-process (its limit, grammar reuse, drop), then the stream as a session drives it:
+ * audio in 20 ms frames, the detector's speech start, finalize; against the whole-turn path on the same audio.
+ */
+import t from 'tap';
+import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
+import { dropLive, endLive, feedLive, liveTurns, setMaxLiveDecoders, startLive } from '../../src/speech/ears/live.js';
+import { recognise } from '../../src/speech/ears/recogniser.js';
+import { earsStats, OfflineStt } from '../../src/speech/ears/stt.js';
+import { closeSpeechPool } from '../../src/speech/pool.js';
+import { OfflineTts } from '../../src/speech/voice/tts.js';
+
+t.teardown(closeSpeechPool);
+
+/** A caller's words in an offline voice through a phone line, 8 kHz. */
+async function phoneWords(text: string, voice = 'kal16'): Promise<Int16Array> {
+  const parts: Int16Array[] = [];
+  for await (const c of new OfflineTts().synthesize({ text, voice, language: 'en', sampleRateHz: 16000 })) parts.push(c);
+  return mulawDecode(mulawEncode(resample(Int16Array.from(parts.flatMap((p) => [...p])), 16000, 8000)));
+}
+
+const budget = await phoneWords('About eighty lakh rupees.');
+const name = await phoneWords('My name is Priya.', 'slt');
+const asked = { asking: 'budget', open: ['budget'] };
+
+t.test('the pool: a turn fed in pieces hears what the whole turn hears; a full pool says so; a dropped turn frees its decoder', async (t) => {
+  setMaxLiveDecoders(1);
+  t.ok(await startLive('a', asked, budget.subarray(0, 4000)));
+  t.notOk(await startLive('b', asked, budget), 'no decoder free: the turn is not live');
+  for (let i = 4000; i < budget.length; i += 1600) t.ok(feedLive('a', budget.subarray(i, i + 1600)));
+  const heard = endLive('a', new Int16Array(800));
+  t.equal(heard?.text, 'about eighty lakh rupees');
+  t.equal(heard?.text, (await recognise(budget, 8000, asked)).text, 'as the whole turn is heard');
+  t.equal(endLive('a', new Int16Array(0)), undefined, 'an ended turn is not live any more');
+  t.notOk(feedLive('never', new Int16Array(160)), 'nor is one never started');
+  t.ok(await startLive('c', asked, new Int16Array(1600)));
+  dropLive('c');
+  t.equal(liveTurns(), 0);
+  t.ok(await startLive('d', { asking: 'customer_name', open: ['customer_name'] }, name), 'the dropped decoder is reused, with another grammar');
+  t.equal(endLive('d', new Int16Array(0))?.text, 'my name is priya');
+  setMaxLiveDecoders(4);
+});
+
+/** Drives a stream as a session does: quiet, the detector's speech start, the words, the end-of-turn quiet. */
+function speak(stream: ReturnType<OfflineStt['open']>, words: Int16Array, startAtMs = 0): number {
+  let ms = startAtMs;
+  const frame = (pcm: Int16Array) => { stream.write(pcm, ms); ms += 20; };
+  for (let i = 0; i < 25; i++) frame(new Int16Array(160));
+  stream.speechStarted(ms);
+  for (let i = 0; i + 160 <= words.length; i += 160) frame(words.subarray(i, i + 160));
+  for (let i = 0; i < 30; i++) frame(new Int16Array(160));
+  return ms;
+}
+
+t.test('a call turn is decoded as it is spoken and finalized from the live decoder', async (t) => {
+  const stream = new OfflineStt().open({ callId: 'c1', language: 'en', sampleRateHz: 8000 });
+  stream.expect(asked);
+  const before = earsStats();
+  const at = speak(stream, budget);
+  const r = await stream.finalize({ timeoutMs: 60_000 });
+  t.equal(r.text, 'about eighty lakh rupees');
+  t.equal(earsStats().live, before.live + 1, 'answered live');
+  // the next turn of the same stream, asked another field: live again, with that grammar
+  stream.expect({ asking: 'customer_name', open: ['customer_name'] });
+  speak(stream, name, at);
+  t.equal((await stream.finalize({ timeoutMs: 60_000 })).text, 'my name is priya');
+  t.equal(earsStats().live, before.live + 2);
+  stream.close();
+});
+
+t.test('a question asked after the caller started is heard with its grammar, from the start of the turn', async (t) => {
+  const stream = new OfflineStt().open({ callId: 'c2', language: 'en', sampleRateHz: 8000 });
+  stream.expect({ asking: 'customer_name', open: ['customer_name', 'budget'] });
+  let ms = 0;
+  for (let i = 0; i < 25; i++) { stream.write(new Int16Array(160), ms); ms += 20; }
+  stream.speechStarted(ms);
+  for (let i = 0; i + 160 <= budget.length; i += 160) {
+    if (i === 4800) stream.expect(asked);
+    stream.write(budget.subarray(i, i + 160), ms); ms += 20;
+  }
+  for (let i = 0; i < 30; i++) { stream.write(new Int16Array(160), ms); ms += 20; }
+  t.equal((await stream.finalize({ timeoutMs: 60_000 })).text, 'about eighty lakh rupees');
+  stream.close();
+});
+
+t.test('more turns at once than live decoders: the rest are recognised whole, all heard; discarded turns free theirs', async (t) => {
+  const stt = new OfflineStt();
+  const streams = Array.from({ length: 5 }, (_, i) => stt.open({ callId: `m${i}`, language: 'en', sampleRateHz: 8000 }));
+  const before = earsStats();
+  for (const s of streams) { s.expect(asked); speak(s, budget); }
+  const texts = await Promise.all(streams.map((s) => s.finalize({ timeoutMs: 60_000 }).then((r) => r.text)));
+  t.same(texts, Array(5).fill('about eighty lakh rupees'));
+  const after = earsStats();
+  t.equal(after.live - before.live, 4, 'four live (the thread holds four decoders)');
+  t.equal(after.whole - before.whole, 1, 'one recognised whole');
+  // a turn started and discarded (another reader took it) gives its decoder back: five turns again, four live
+  for (const s of streams.slice(0, 4)) { speak(s, new Int16Array(1600)); s.discard(); }
+  for (const s of streams) speak(s, budget);
+  await Promise.all(streams.map((s) => s.finalize({ timeoutMs: 60_000 })));
+  t.equal(earsStats().live - after.live, 4);
+  for (const s of streams) s.close();
+});
+
+t.test('a stream at another rate than the model is recognised whole', async (t) => {
+  const stream = new OfflineStt().open({ callId: 'w', language: 'en', sampleRateHz: 16000 });
+  stream.expect(asked);
+  const before = earsStats();
+  const wide = resample(budget, 8000, 16000);
+  let ms = 0;
+  stream.speechStarted(0);
+  for (let i = 0; i + 320 <= wide.length; i += 320) { stream.write(wide.subarray(i, i + 320), ms); ms += 20; }
+  t.equal((await stream.finalize({ timeoutMs: 60_000 })).text, 'about eighty lakh rupees');
+  t.equal(earsStats().whole, before.whole + 1);
+  stream.close();
+});

@@ -285,7 +285,10 @@ function answer(s: SessionState, out: SessionAction[], turn?: TurnTiming): void 
 function onBargeInWords(s: SessionState, out: SessionAction[], text: string): void {
   if (s.phase !== 'interrupted') {
     // settled already (by interim words or as too short): words heard after a confirmation wait for the turn end
-    if (s.phase === 'listening' && classifyUtterance(text) === 'words') s.heldText = join(s.heldText, text);
+    if (s.phase === 'listening' && classifyUtterance(text) === 'words') {
+      out.push({ type: 'RecordCallerTurn', text });
+      s.heldText = join(s.heldText, text);
+    }
     return;
   }
   const verdict = classifyUtterance(text);
@@ -296,6 +299,8 @@ function onBargeInWords(s: SessionState, out: SessionAction[], text: string): vo
 
 function confirmBargeIn(s: SessionState, out: SessionAction[], text: string): void {
   out.push({ type: 'RecordInterruption' });
+  // the words that cut in are the caller's turn (answered with what the turn's end adds); '' when interim words decided
+  if (text) out.push({ type: 'RecordCallerTurn', text });
   cutCurrent(s, out);
   s.phase = 'listening';
   s.heldText = join(s.heldText, text);

@@ -147,9 +147,10 @@ t.test('interrupted: a backchannel or no words resume the reply where it stopped
   t.same(short.last, [{ type: 'RecordBackchannel', text: '' }, { type: 'ResumePlayout' }], 'too short to be an interruption');
 });
 
-t.test('interrupted: words cut the reply; the caller keeps the turn', async (t) => {
+t.test('interrupted: words cut the reply, are recorded as the caller\'s, and the caller keeps the turn', async (t) => {
   const d = drive([...interrupted, { type: 'SpeechStopped', atMs: 12_300, speechEndMs: 12_100 }, { type: 'TranscriptFinal', purpose: 'barge_in', text: 'Wait, I meant' }]);
-  t.same(d.last, [{ type: 'ResolveBargeIn', verdict: 'words' }, { type: 'RecordInterruption' }, { type: 'CutReply', replyId: 3 }]);
+  t.same(d.last, [{ type: 'ResolveBargeIn', verdict: 'words' }, { type: 'RecordInterruption' },
+    { type: 'RecordCallerTurn', text: 'Wait, I meant' }, { type: 'CutReply', replyId: 3 }]);
   t.equal(d.s.phase, 'listening');
   t.equal(d.s.heldText, 'Wait, I meant');
   const answered2 = step(d.s, { type: 'TurnEnded', atMs: 13_100, speechEndMs: 12_300 });

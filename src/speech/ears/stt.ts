@@ -138,14 +138,16 @@ export class OfflineSttStream implements SttStream {
     void this.#step(() => runSpeech({ kind: 'listen', op: 'drop', id: live.id, pcm: new ArrayBuffer(0) })).catch(() => {});
   }
 
-  /** The live turn's text, or undefined when it was not live to the end (the whole turn is then recognised). */
+  /** The live turn's text, or undefined when it was not live to the end or heard nothing (the whole turn is then recognised). */
   async #endLive(live: LiveTurn, signal: AbortSignal): Promise<string | undefined> {
     this.#live = undefined;
     const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
     try {
       if (!await live.ok) return undefined;
       const r = await this.#step(() => runSpeech({ kind: 'listen', op: 'end', id: live.id, pcm: pcm.buffer }, signal, [pcm.buffer]));
-      return r.live ? r.heard?.text ?? '' : undefined;
+      // a rejected live turn is heard whole too: short words ("yes", "who is this") decode worse live, where the
+      // decoder's mean normalisation has had little speech to settle on, and a short turn is quick to redo
+      return r.live && r.heard?.text ? r.heard.text : undefined;
     } catch (err) {
       this.#drop(live); // an end dropped from the queue (deadline, abort) leaves the decoder held: give it back
       throw err;

@@ -11,8 +11,9 @@ import { API_KEY, api, login, startTestServer, waitForCallEnd } from '../helpers
 import { webhookReceiver } from '../helpers/webhook_receiver.js';
 import { SimulatedCallee } from '../../src/adapters/index.js';
 
-// recognition is CPU work measured in wall time: on a test machine running other suites a turn's deadline is wider
-const srv = await startTestServer({ env: { SIM_SPEECH: 'offline', SIM_TIME_SCALE: '10', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', ADAPTER_TIMEOUT_MS: '8000' } });
+// recognition is CPU work measured in wall time: on a test machine running other suites a turn's deadline is wider;
+// at 5x, a render or a decode waiting for a busy core moves the callee's barge-in by half the media time it would at 10x
+const srv = await startTestServer({ env: { SIM_SPEECH: 'offline', SIM_TIME_SCALE: '5', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_POLL_MS: '50', ADAPTER_TIMEOUT_MS: '8000' } });
 t.teardown(() => srv.close());
 // real speech is CPU work per turn: more than the default 120 s per file on a machine running other suites
 t.setTimeout(300_000);

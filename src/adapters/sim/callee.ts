@@ -14,6 +14,12 @@ export interface CalleePersona {
   voice: CalleeVoiceName;
 }
 
+/** Words after the default agent's disclosure ("... this conversation may be recorded."), 0 before its end. */
+function wordsAfterDisclosure(text: string): number {
+  const end = text.search(/\bmay be recorded[.!]/i);
+  return end < 0 ? 0 : text.slice(end).trim().split(/\s+/).length - 3;
+}
+
 /** male Flite voices: the grammar ears read every persona line below right in both, through a phone line (slt does not) */
 export const CALLEE_VOICES = ['rms', 'awb'] as const;
 export type CalleeVoiceName = (typeof CALLEE_VOICES)[number];
@@ -100,8 +106,10 @@ export class SimulatedCallee {
     if (this.#utteranceInterjected || this.#hungUp) return null;
     const words = agentTextSoFar.trim().split(/\s+/).filter(Boolean).length;
     // The first utterance is the AI disclosure, which cannot be interrupted: this caller cuts into the next one, a
-    // few words in (questions are short).
-    if (this.scenario === 'barge_in' && !this.#interrupted && this.#utterancesHeard >= 1 && words >= 3) {
+    // few words in (questions are short). The agent may ask its first question with no pause after the disclosure,
+    // which the ear then hears as one utterance: its words are counted from the disclosure's end.
+    const afterDisclosure = this.#utterancesHeard >= 1 ? words : wordsAfterDisclosure(agentTextSoFar);
+    if (this.scenario === 'barge_in' && !this.#interrupted && afterDisclosure >= 3) {
       this.#interrupted = this.#utteranceInterjected = this.#awaitingAnswerToInterruption = true;
       return { say: INTERJECTIONS.interruption, kind: 'interruption' };
     }

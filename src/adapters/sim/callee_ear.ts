@@ -76,7 +76,8 @@ export class SubtitledEar extends TurnEar {
   readonly #told: Array<{ words: string[]; atFrame: number }> = [];
   /** agent frames played (or dropped by a clear) so far */
   #frame = 0;
-  #loudMsThisTurn = 0;
+  #loudMsThisSentence = 0;
+  #sentencesStarted = 0;
   #wordsReported = 0;
 
   constructor(opts: { sampleRateHz?: number; endOfTurnSilenceMs?: number } = {}) {
@@ -95,19 +96,26 @@ export class SubtitledEar extends TurnEar {
   protected listen(pcm: Int16Array, _atMs: number, loud: boolean): void {
     this.#frame++;
     if (!loud) return;
-    this.#loudMsThisTurn += (pcm.length * 1000) / this.sampleRateHz;
-    const started = this.#started().flatMap((s) => s.words);
-    const n = Math.min(started.length, Math.floor(this.#loudMsThisTurn / MS_PER_WORD));
+    // words so far: every word of the sentences before the one now playing, and that one's at MS_PER_WORD since
+    // it started (a single estimate over the whole turn lags behind a long sentence, the disclosure, said slowly)
+    const started = this.#started();
+    if (started.length !== this.#sentencesStarted) { this.#sentencesStarted = started.length; this.#loudMsThisSentence = 0; }
+    this.#loudMsThisSentence += (pcm.length * 1000) / this.sampleRateHz;
+    const before = started.slice(0, -1).flatMap((s) => s.words);
+    const current = started.at(-1)?.words ?? [];
+    const words = [...before, ...current.slice(0, Math.floor(this.#loudMsThisSentence / MS_PER_WORD))];
+    const n = words.length;
     if (n > this.#wordsReported) {
       this.#wordsReported = n;
-      this.pending.push({ type: 'words', textSoFar: started.slice(0, n).join(' ') });
+      this.pending.push({ type: 'words', textSoFar: words.join(' ') });
     }
   }
 
   protected takeText(): string {
     const heard = this.#started();
     this.#told.splice(0, heard.length);
-    this.#loudMsThisTurn = 0;
+    this.#loudMsThisSentence = 0;
+    this.#sentencesStarted = 0;
     this.#wordsReported = 0;
     return heard.map((s) => s.words.join(' ')).join(' ');
   }

@@ -12,7 +12,7 @@ import { MULAW_SILENCE, mulawDecode, PHONE_FRAME_SAMPLES } from '../../audio/ind
 import type { Ticker } from '../../media/ticker.js';
 import { twilioSignature } from '../../carriers/twilio/signature.js';
 import type { SimScenario } from '../sim_numbers.js';
-import { SimulatedCallee } from './callee.js';
+import { INTERJECTIONS, SimulatedCallee } from './callee.js';
 import { CalleeEar, SubtitledEar } from './callee_ear.js';
 import { calleeFrames, type SimSpeech } from './callee_voice.js';
 
@@ -47,6 +47,8 @@ export function startSimCalleeLine(o: SimCalleeLineOptions): SimCalleeLine {
   const ws = new WebSocket(o.mediaUrl, { headers });
   const speech = o.speech ?? 'offline';
   const callee = new SimulatedCallee(o.callId, o.scenario, o.calleeName);
+  // lines said over the agent render ahead: a render's wait (wall time, times the time scale) could land them after it stopped
+  if (speech === 'offline') for (const line of Object.values(INTERJECTIONS)) void Promise.resolve(calleeFrames(speech, line, callee.persona.voice)).catch(() => {});
   const ear = speech === 'tones' ? new CalleeEar({ sampleRateHz: 8000 }) : new SubtitledEar({ sampleRateHz: 8000 });
   /** agent frames received so far: a sentence told now starts at or after this one */
   let framesReceived = 0;

@@ -6,8 +6,7 @@
  */
 import type { Decoder } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
-import { buildGrammar } from './grammar.js';
-import { EARS_RATE_HZ, heardPath, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
+import { EARS_RATE_HZ, grammarFor, heardPath, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
 
 /** decoders for live turns per thread, 25-50 MB each (bench/README.md); a turn beyond them is recognised whole */
 let maxDecoders = 4;
@@ -74,10 +73,9 @@ async function takeDecoder(hint: ListenHint | undefined): Promise<{ decoder: Dec
   }
   if (!held) return undefined;
   // prefer an idle decoder that already holds this grammar (switching costs 30-110 ms, the open grammar about a second)
-  const known = held.decoder;
-  const want = buildGrammar(hint, (w) => known.lookup_word(w) !== null).key;
-  const same = idle.findIndex((d) => d.key === want);
-  if (held.key !== want && same >= 0) { idle.push(held); held = idle.splice(same, 1)[0]; }
-  held.key = setGrammar(held.decoder, hint, held.key);
+  const grammar = grammarFor(held.decoder, hint);
+  const same = idle.findIndex((d) => d.key === grammar.key);
+  if (held.key !== grammar.key && same >= 0) { idle.push(held); held = idle.splice(same, 1)[0]; }
+  held.key = setGrammar(held.decoder, grammar, held.key);
   return held;
 }

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import createModule, { type Decoder, type SoundSwallowerModule } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
 import { resample } from '../../audio/index.js';
-import { buildGrammar, garbageWords, isFocused } from './grammar.js';
+import { buildGrammar, garbageWords, isFocused, type TurnGrammar } from './grammar.js';
 import { readPath } from './reading.js';
 import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
 
@@ -60,9 +60,11 @@ export function toFloat(pcm: Int16Array): Float32Array {
   return f;
 }
 
-/** Sets this hint's grammar on a decoder unless it already holds it (`key` is the one it holds); returns the new key. */
-export function setGrammar(d: Decoder, hint: ListenHint | undefined, key: string | undefined): string {
-  const g = buildGrammar(hint, (w) => d.lookup_word(w) !== null);
+/** The hint's grammar, with only the words this decoder's dictionary knows. */
+export const grammarFor = (d: Decoder, hint: ListenHint | undefined): TurnGrammar => buildGrammar(hint, (w) => d.lookup_word(w) !== null);
+
+/** Sets a grammar on a decoder unless it already holds it (`key` is the one it holds); returns the new key. */
+export function setGrammar(d: Decoder, g: TurnGrammar, key: string | undefined): string {
   if (g.key !== key) d.set_grammar(g.jsgf);
   return g.key;
 }
@@ -71,6 +73,6 @@ export function setGrammar(d: Decoder, hint: ListenHint | undefined, key: string
 async function decoderFor(hint: ListenHint | undefined): Promise<Decoder> {
   const slot = decoders[isFocused(hint) ? 'focused' : 'open'];
   const d = await (slot.decoder ??= newDecoder());
-  slot.key = setGrammar(d, hint, slot.key);
+  slot.key = setGrammar(d, grammarFor(d, hint), slot.key);
   return d;
 }

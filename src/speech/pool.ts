@@ -16,12 +16,23 @@ const pools: Partial<Record<SpeechTask['kind'], Piscina>> = {};
 let earsReady: Promise<unknown> | undefined;
 let voiceReady: Promise<unknown> | undefined;
 
-/** Runs a speech task on its thread; `signal` drops it while still queued (a barge-in, a hang-up). */
+/**
+ * Runs a speech task on its thread; on `signal` (a barge-in, a hang-up, a deadline) the caller stops waiting and the
+ * task's result is dropped. The signal is not Piscina's: Piscina stops a running task by ending its thread, and
+ * ending a thread inside WebAssembly crashed the process (SIGSEGV in a worker, seen in test runs).
+ */
 export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask & { kind: K }, signal?: AbortSignal,
   transfer: ArrayBuffer[] = []): Promise<SpeechResult & { kind: K }> {
+  signal?.throwIfAborted();
   const thread = task.kind === 'listen' ? 'hear' : task.kind; // live turns are the ears' too
   const pool = (pools[thread] ??= startPool(thread));
-  return (await pool.run(task, { signal, transferList: transfer })) as SpeechResult & { kind: K };
+  const run = pool.run(task, { transferList: transfer }) as Promise<SpeechResult & { kind: K }>;
+  if (!signal) return run;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function startPool(kind: SpeechTask['kind']): Piscina {

@@ -47,8 +47,9 @@ function startPool(kind: SpeechTask['kind']): Piscina {
 }
 
 /**
- * Loads the recogniser on its thread (once; again after the thread was let go): resolves once the decoder of focused
- * grammars (one asked field: most turns) is ready; the one of the open grammar (seconds to compile) loads after it.
+ * Loads the recogniser on its thread (once; again after the thread was let go): resolves once the decoder of
+ * one-answer grammars (a field asked: most turns) is ready; the one of several answers (a second to compile) loads
+ * after it.
  */
 export function warmEars(): Promise<unknown> {
   const warm = (hint?: ListenHint) => runSpeech({ kind: 'hear', pcm: new ArrayBuffer(0), sampleRateHz: 8000, ...(hint ? { hint } : {}) });

@@ -58,8 +58,11 @@ export function grammarWord(w: string): string | undefined {
 
 export interface TurnGrammar { jsgf: string; key: string }
 
-/** Whether a turn's grammar holds one asked field's answers (cheap) rather than every field's in any order. */
-export const isFocused = (hint: ListenHint | undefined): boolean => fieldItem(hint?.asking) !== undefined || hint?.yesNo === true;
+/**
+ * Whether a turn's grammar takes one answer (of any field, the asked one weighing more) rather than several in one
+ * sentence: true when the dialog asked a known field or a yes/no question.
+ */
+export const isOneAnswer = (hint: ListenHint | undefined): boolean => fieldItem(hint?.asking) !== undefined || hint?.yesNo === true;
 
 /** The field a hint's `asked` maps to among the grammar's items (custom fields get no item of their own). */
 function fieldItem(field: string | undefined): string | undefined {
@@ -73,13 +76,13 @@ function fieldItem(field: string | undefined): string | undefined {
 }
 
 /**
- * The grammar for a turn. When the dialog asked one known field (or a yes/no question), the grammar is that field's
- * answers, yes/no and the always-on intents, one answer per turn: searching every field's phrases in any order costs
- * several times the CPU (bench/README.md). Otherwise (no hint, a custom field) every field's phrases are in, one or
- * more per sentence (mixed initiative: "my name is Fatima, I want a villa, budget three crore"), the asked one weighing
- * more. `extraNames` are names the
- * caller may say beyond the list (the lead's own name): only words the dictionary knows or that were added are used,
- * so the caller decides which of them can go in (`known`).
+ * The grammar for a turn: every field's answers, yes/no and the always-on intents, the asked field weighing more, so
+ * a caller may answer another question than the one asked (mixed initiative). When the dialog asked one known field
+ * (or a yes/no question) the turn takes one answer: a loop of answers costs about twice the CPU of one answer and
+ * several times the build (bench/README.md). Otherwise (no hint, a custom field) one or more answers in one sentence
+ * ("my name is Fatima, I want a villa, budget three crore"). `hint.names` are names the caller may say beyond the
+ * list (the lead's own name): only words the dictionary knows or that were added are used, so the caller decides
+ * which of them can go in (`known`).
  */
 export function buildGrammar(hint: ListenHint | undefined, known: (word: string) => boolean = () => true): TurnGrammar {
   const asked = fieldItem(hint?.asking);
@@ -87,9 +90,8 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
   const names = [...new Set([...FIRST_NAMES, ...extra])].sort();
   const w = (item: string) => (item === asked || (item === 'yesno' && hint?.yesNo) ? WEIGHTS.asked : WEIGHTS.open);
   const intents = Object.entries(ALWAYS_ON).map(([k, phrases]) => `<i_${k}> = (${phrases.join(' | ')});`);
-  const focused = isFocused(hint);
-  const fields = [['name', '<name_said>'], ['amount', '<amount_said>'], ['slot', '<slot_said>'], ['need', '<need_said>']]
-    .filter(([item]) => !focused || item === asked);
+  const one = isOneAnswer(hint);
+  const fields = [['name', '<name_said>'], ['amount', '<amount_said>'], ['slot', '<slot_said>'], ['need', '<need_said>']];
   const answers = [
     ...fields.map(([item, rule]) => `/${w(item)}/ ${rule}`), `/${w('yesno')}/ <yesno>`,
     ...Object.keys(ALWAYS_ON).map((k) => `/${WEIGHTS.open}/ <i_${k}>`),
@@ -98,7 +100,7 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     '#JSGF V1.0;', 'grammar turn;',
     `public <turn> = /1/ <said> | /${WEIGHTS.garbage}/ <garbage>+;`,
     // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per place)
-    `<said> = [um | uh | well | so | okay] <answer> ${focused ? '' : '([and] <answer>)* '}[please | thank you | thanks];`,
+    `<said> = [um | uh | well | so | okay] <answer> ${one ? '' : '([and] <answer>)* '}[please | thank you | thanks];`,
     `<answer> = ${answers.join(' | ')};`,
     `<name_said> = ${NAME_LEAD} <name> [here];`,
     `<name> = (${names.join(' | ')});`,
@@ -106,5 +108,5 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),
     ...intents,
   ];
-  return { jsgf: lines.join('\n') + '\n', key: `${focused ? asked ?? 'yesno' : 'all'}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };
+  return { jsgf: lines.join('\n') + '\n', key: `${one ? asked ?? 'yesno' : 'several'}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };
 }

@@ -1,16 +1,18 @@
 /**
  * The grammar recogniser (soundswallower: PocketSphinx in WebAssembly, with its 8 kHz telephone acoustic model and
  * English dictionary), run in the thread that imports this (a speech worker). Two decoders per thread, loaded on
- * first use: one for focused grammars (one field asked: cheap to switch, 40-110 ms), one that keeps the last open
- * grammar (every field, mixed initiative: 1.8 s to compile on this machine class, so never recompiled for a switch
- * between turns of calls at different stages). A grammar is rebuilt only when the turn's hint changes it.
+ * first use: one for one-answer grammars (a field or yes/no asked: cheap to switch, 40-110 ms), one that keeps the
+ * last grammar of several answers in a sentence (about a second to compile on this machine class, so never
+ * recompiled for a switch between turns of calls at different stages). A grammar is rebuilt only when the turn's
+ * hint changes it.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import createModule, { type Decoder, type SoundSwallowerModule } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
 import { resample } from '../../audio/index.js';
-import { buildGrammar, garbageWords, isFocused, type TurnGrammar } from './grammar.js';
+import { suppressNoise } from './denoise.js';
+import { buildGrammar, garbageWords, isOneAnswer, type TurnGrammar } from './grammar.js';
 import { readPath } from './reading.js';
 import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
 
@@ -19,7 +21,7 @@ export const EARS_RATE_HZ = 8000;
 /** longest turn recognised (the detector's own cap is 30 s); the rest is not decoded */
 export const MAX_TURN_SECONDS = 30;
 
-const decoders: Record<'focused' | 'open', { decoder?: Promise<Decoder>; key?: string }> = { focused: {}, open: {} };
+const decoders: Record<'one' | 'several', { decoder?: Promise<Decoder>; key?: string }> = { one: {}, several: {} };
 /** one WebAssembly instance per thread: its decoders share it (a decoder holds its own copy of the model) */
 let engine: Promise<SoundSwallowerModule> | undefined;
 
@@ -40,7 +42,7 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   // under 100 ms: nothing to recognise (an empty task is a warm-up: the hint's decoder and grammar are loaded now)
   if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true };
   d.start();
-  d.process_audio(toFloat(at8k.subarray(0, n)), false, true);
+  d.process_audio(toFloat(suppressNoise(at8k.subarray(0, n))), false, true);
   d.stop();
   return heardPath(d.get_text());
 }
@@ -71,7 +73,7 @@ export function setGrammar(d: Decoder, g: TurnGrammar, key: string | undefined):
 
 /** The decoder for this hint's grammar, set to it. */
 async function decoderFor(hint: ListenHint | undefined): Promise<Decoder> {
-  const slot = decoders[isFocused(hint) ? 'focused' : 'open'];
+  const slot = decoders[isOneAnswer(hint) ? 'one' : 'several'];
   const d = await (slot.decoder ??= newDecoder());
   slot.key = setGrammar(d, grammarFor(d, hint), slot.key);
   return d;

@@ -6,13 +6,14 @@
  */
 import type { Decoder } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
+import { NoiseSuppressor } from './denoise.js';
 import { EARS_RATE_HZ, grammarFor, heardPath, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
 
 /** decoders for live turns per thread, 25-50 MB each (bench/README.md); a turn beyond them is recognised whole */
 let maxDecoders = 4;
 const idle: Array<{ decoder: Decoder; key: string }> = [];
 let made = 0;
-const turns = new Map<string, { decoder: Decoder; key: string; samples: number }>();
+const turns = new Map<string, { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor }>();
 
 /**
  * Starts a live turn with its first audio (8 kHz), against the hint's grammar; false when no decoder is free (the
@@ -23,7 +24,7 @@ export async function startLive(id: string, hint: ListenHint | undefined, pcm: I
   const held = await takeDecoder(hint);
   if (!held) return false;
   held.decoder.start();
-  turns.set(id, { ...held, samples: 0 });
+  turns.set(id, { ...held, samples: 0, noise: new NoiseSuppressor() });
   feedLive(id, pcm);
   return true;
 }
@@ -33,10 +34,12 @@ export function feedLive(id: string, pcm: Int16Array): boolean {
   const t = turns.get(id);
   if (!t) return false;
   const room = MAX_TURN_SECONDS * EARS_RATE_HZ - t.samples; // the whole-turn path's cap too
-  if (room > 0 && pcm.length > 0) t.decoder.process_audio(toFloat(pcm.subarray(0, room)), false, false);
+  if (room > 0 && pcm.length > 0) decode(t, t.noise.process(pcm.subarray(0, room)));
   t.samples += Math.min(room, pcm.length);
   return true;
 }
+
+const decode = (t: { decoder: Decoder }, clean: Int16Array) => { if (clean.length) t.decoder.process_audio(toFloat(clean), false, false); };
 
 /** Ends a live turn with its last audio: what was heard; undefined when the turn is not live here. */
 export function endLive(id: string, pcm: Int16Array): Heard | undefined {
@@ -44,6 +47,7 @@ export function endLive(id: string, pcm: Int16Array): Heard | undefined {
   if (!t || !feedLive(id, pcm)) return undefined;
   turns.delete(id);
   try {
+    decode(t, t.noise.flush());
     t.decoder.stop();
     return heardPath(t.decoder.get_text());
   } finally {

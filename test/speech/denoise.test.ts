@@ -1,0 +1,64 @@
+/**
+ * Noise suppression before the recogniser (src/speech/ears/denoise.ts): streaming in pieces gives the same audio as
+ * the whole turn; noise between words is brought down while the words keep their level; clean speech passes as it
+ * came. Speech is a sentence in the offline voice through a phone line, noise the seeded pink noise of the benches.
+ */
+import t from 'tap';
+import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
+import { NoiseSuppressor, suppressNoise } from '../../src/speech/ears/denoise.js';
+import { closeSpeechPool } from '../../src/speech/pool.js';
+import { OfflineTts } from '../../src/speech/voice/tts.js';
+import { colouredNoise } from '../../bench/audio_noise.js';
+
+t.teardown(closeSpeechPool);
+
+const parts: Int16Array[] = [];
+for await (const c of new OfflineTts().synthesize({ text: 'My budget is about eighty lakh.', voice: 'kal16', language: 'en', sampleRateHz: 16000 })) parts.push(c);
+const words = mulawDecode(mulawEncode(resample(Int16Array.from(parts.flatMap((p) => [...p])), 16000, 8000)));
+// one second of quiet, the sentence, one second of quiet
+const QUIET = 8000;
+const clean = new Int16Array(QUIET + words.length + QUIET);
+clean.set(words, QUIET);
+const power = (a: ArrayLike<number>, from = 0, to = a.length) => { let e = 0; for (let i = from; i < to; i++) e += a[i] * a[i]; return e / (to - from); };
+const dB = (x: number) => 10 * Math.log10(x);
+
+/** The sentence with pink noise at `snr` dB below its power. */
+function noisy(snr: number): { pcm: Int16Array; noise: Float64Array } {
+  const noise = colouredNoise('pink', clean.length, 7, 8000);
+  const gain = Math.sqrt(power(words) / 10 ** (snr / 10));
+  return { pcm: Int16Array.from(clean, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + gain * noise[i])))), noise };
+}
+
+t.test('fed in pieces of any size, the output is the whole turn\'s, sample for sample', async (t) => {
+  const { pcm } = noisy(15);
+  const whole = suppressNoise(pcm);
+  t.equal(whole.length, pcm.length);
+  for (const piece of [1600, 333, 20000]) {
+    const s = new NoiseSuppressor();
+    const out: number[] = [];
+    for (let i = 0; i < pcm.length; i += piece) out.push(...s.process(pcm.subarray(i, i + piece)));
+    out.push(...s.flush());
+    t.equal(out.length, pcm.length, `pieces of ${piece}`);
+    t.same(Int16Array.from(out), whole, `pieces of ${piece}`);
+  }
+  t.same(new NoiseSuppressor().flush(), new Int16Array(0), 'nothing in, nothing out');
+  t.equal(suppressNoise(new Int16Array(100)).length, 100, 'shorter than a frame');
+});
+
+t.test('noise between the words falls by 10 dB or more; the words lose under 3 dB', async (t) => {
+  const { pcm } = noisy(10);
+  const out = suppressNoise(pcm);
+  // the second of quiet after the sentence: the tracker has seen the noise under the words by then
+  const tail = [QUIET + words.length + 800, clean.length - 400] as const;
+  const noiseDrop = dB(power(pcm, ...tail)) - dB(power(out, ...tail));
+  t.ok(noiseDrop >= 10, `noise after the words: ${noiseDrop.toFixed(1)} dB down`);
+  const speechDrop = dB(power(pcm, QUIET, QUIET + words.length)) - dB(power(out, QUIET, QUIET + words.length));
+  t.ok(speechDrop < 3, `words: ${speechDrop.toFixed(1)} dB down`);
+});
+
+t.test('clean speech passes as it came', async (t) => {
+  const out = suppressNoise(clean);
+  const diff = Int16Array.from(clean, (v, i) => v - out[i]);
+  const change = dB(power(clean)) - dB(power(diff));
+  t.ok(change >= 15, `what the filter changed sits ${change.toFixed(1)} dB under the speech`);
+});

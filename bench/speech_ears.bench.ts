@@ -3,20 +3,46 @@
  * final text, per grammar (every field open, and each field asked alone), over the speech-dev turns cut to their
  * speech as the adapter does; then the speech-dev set scored by field with the same recogniser and the scripted
  * dialog's extractors left out (that score, through the demo route, is in test/speech/speech_dev.test.ts).
+ * Then line noise: bench lines (bench/speech_lines.ts) with pink noise, heard with and without noise suppression.
  * Also the offline voice: time to the first sentence's audio.
  *
  *   npm run bench -- speech_ears          (SPEECH_DEV_DIR overrides ../shared/speech-dev)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readWav } from '../src/audio/index.js';
+import { mulawDecode, mulawEncode, readWav, resample } from '../src/audio/index.js';
 import type { ListenHint } from '../src/adapters/types.js';
-import { recognise } from '../src/speech/ears/recogniser.js';
+import { grammarFor, heardPath, newDecoder, recognise, setGrammar, toFloat } from '../src/speech/ears/recogniser.js';
+import { suppressNoise } from '../src/speech/ears/denoise.js';
+import { spokenToText } from '../src/speech/ears/reading.js';
 import { endLive, feedLive, startLive } from '../src/speech/ears/live.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
 import { loadManifest } from './speech_dev_lib.js';
+import { colouredNoise } from './audio_noise.js';
+import { IN_GRAMMAR, OUT_OF_GRAMMAR } from './speech_lines.js';
+
+/** words the recogniser may add around an answer without changing it */
+const FILLERS = new Set(['um', 'uh', 'well', 'so', 'okay', 'please', 'thanks']);
+
+/** 16 kHz speech through a phone line (8 kHz, G.711 mu-law), with 0.3 s of quiet before and 0.5 s after. */
+function phoneLine(pcm16k: Int16Array): Int16Array {
+  const speech = mulawDecode(mulawEncode(resample(pcm16k, 16000, 8000)));
+  const out = new Int16Array(2400 + speech.length + 4000);
+  out.set(speech, 2400);
+  return out;
+}
+
+/** Seeded pink noise at `snr` dB under the power of the line's speech (the part between its quiet edges). */
+function withNoise(pcm: Int16Array, snr: number, seed: number): Int16Array {
+  if (snr === Infinity) return pcm;
+  let e = 0;
+  for (let i = 2400; i < pcm.length - 4000; i++) e += pcm[i] * pcm[i];
+  const noise = colouredNoise('pink', pcm.length, seed, 8000);
+  const gain = Math.sqrt(e / (pcm.length - 6400) / 10 ** (snr / 10));
+  return Int16Array.from(pcm, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + gain * noise[i]))));
+}
 
 const dir = process.env.SPEECH_DEV_DIR ?? path.resolve('../shared/speech-dev');
 const alt = path.resolve('../../shared/speech-dev');
@@ -89,7 +115,36 @@ console.table(liveRows);
 console.log('every field open, turn by turn:');
 for (const t of turns) console.log(`  ${JSON.stringify(t.text).padEnd(60)} -> ${JSON.stringify((await recognise(t.pcm, 8000)).text)}`);
 
+// Line noise: bench lines (not the speech-dev set) in four Flite voices through a phone line, pink noise mixed at
+// a signal-to-noise ratio over each line's speech, heard with and without the ears' noise suppression, asked budget.
 await loadFlite();
+const lines = (['kal16', 'slt', 'rms', 'awb'] as const).flatMap((voice) => [...IN_GRAMMAR.map((text) => ({ text, oog: false })),
+  ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))].map((l) => ({ ...l, voice, pcm: phoneLine(renderAt(l.text, voice, 16000)) })));
+const decoder = await newDecoder();
+setGrammar(decoder, grammarFor(decoder, { asking: 'budget', open: ['budget'] }), undefined);
+const said = (text: string) => spokenToText(text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean));
+const noiseRows = [];
+for (const snr of [Infinity, 20, 12]) {
+  for (const suppress of [false, true]) {
+    let right = 0, rejected = 0, oogAccepted = 0;
+    for (const [i, l] of lines.entries()) {
+      const pcm = trimToSpeech(withNoise(l.pcm, snr, i + 1), 8000);
+      decoder.start();
+      decoder.process_audio(toFloat(suppress ? suppressNoise(pcm) : pcm), false, true);
+      decoder.stop();
+      const r = heardPath(decoder.get_text());
+      if (l.oog) oogAccepted += r.rejected ? 0 : 1;
+      else if (r.rejected) rejected++;
+      else if (r.text.split(' ').filter((w) => !FILLERS.has(w)).join(' ') === said(l.text)) right++;
+    }
+    const inCount = lines.filter((l) => !l.oog).length;
+    noiseRows.push({ 'pink noise SNR dB': snr === Infinity ? 'none' : snr, 'noise suppression': suppress ? 'on' : 'off',
+      'lines heard right': `${right}/${inCount}`, 'wrong': inCount - right - rejected, rejected, 'out-of-grammar accepted': `${oogAccepted}/${lines.length - inCount}` });
+  }
+}
+console.log('line noise: bench lines in four Flite voices, asked budget (one answer of any field)');
+console.table(noiseRows);
+
 const voiceRows = [];
 for (const voice of ['kal16', 'slt', 'rms', 'awb'] as const) {
   renderAt('Warm up.', voice, 8000);

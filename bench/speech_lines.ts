@@ -1,0 +1,18 @@
+/**
+ * Caller lines for the recogniser's benches, written for this bench (not taken from the speech-dev set): answers the
+ * grammars hold, and everyday speech they do not, which must be rejected.
+ */
+export const IN_GRAMMAR = [
+  'My name is Rahul.', 'This is Anjali.', 'Vikram here.', 'Hi, I am Sunil.', 'Deepak.',
+  'We are looking for a three bedroom apartment.', 'I want a villa.', 'We need a plot.', 'A two B H K flat.',
+  'About sixty lakh.', 'Two crore rupees.', 'My budget is around ninety lakh.', 'Fifty thousand dollars.', 'One point five crore.',
+  'Tomorrow at ten in the morning.', 'Saturday afternoon.', 'Next Monday at four p m.', 'Friday evening works for me.',
+  'Can I speak to a real person?', 'Call me later.', 'Yes.', 'No thanks.', 'Who is this?', 'Stop calling me.', 'Not interested.',
+  'I am Pooja, I want a house, budget eighty lakh.', 'My name is Arjun and my budget is one crore.',
+];
+export const OUT_OF_GRAMMAR = [
+  'I had pasta for dinner yesterday.', 'The weather has been really strange this week.', 'My daughter starts school in June.',
+  'What is the capital of France?', 'I think the train was late again.', 'Please send the documents by email.',
+  'The football match was cancelled because of rain.', 'I need to check with my wife first.', 'Hang on, somebody is at the door.',
+  'How did you get this number?', 'The kitchen needs a new coat of paint.', 'We went to the market on foot.',
+];

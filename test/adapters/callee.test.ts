@@ -40,6 +40,10 @@ t.test('scenario behaviours', async (t) => {
   t.equal(new SimulatedCallee('c5', 'cooperative').greeting(), null);
   t.match(new SimulatedCallee('c6', 'wants_brochure').reply('What are you looking for today?'), { say: /Can you send me the brochure\?$/ });
   t.match(new SimulatedCallee('c7', 'cooperative').reply('Thank you, that is everything. Goodbye.'), { say: 'Bye.', hangUp: true });
+  // on hold, the callee waits; a person who picks up right after the hold message (one turn to the ear) is answered
+  const held = new SimulatedCallee('c9', 'cooperative');
+  t.match(held.reply('Please stay on the line while I connect you with a colleague.'), { say: null });
+  t.match(held.reply('Please stay on the line while I connect you with a colleague. Hello, this is Sam. What are you looking for?'), { say: /^I am looking for/ });
 });
 
 t.test('barge-in and backchannels while the agent talks', async (t) => {

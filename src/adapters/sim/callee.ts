@@ -61,6 +61,10 @@ function prng(seedText: string): () => number {
 }
 
 /** The question the agent ended on (its last sentence with '?'), or the whole text. */
+function lastSentence(text: string): string {
+  return text.match(/[^.!?]+[.!?]*/g)?.filter((x) => x.trim()).at(-1) ?? text;
+}
+
 function lastQuestion(text: string): string {
   const questions = text.match(/[^.!?]*\?/g);
   return (questions ? questions[questions.length - 1] : text).toLowerCase();
@@ -135,7 +139,8 @@ export class SimulatedCallee {
     const lower = agentText.toLowerCase();
     if (this.scenario === 'voicemail' || this.scenario === 'silent') return silent();
     if (/\b(good ?bye|bye)\b/.test(lower)) { this.#hungUp = true; return say('Bye.', true); }
-    if (/connect you with a colleague|transfer/.test(lower)) return silent();
+    // on hold until something follows: a person who picks up and asks in the same breath is answered
+    if (/connect you with a colleague|transfer/.test(lastSentence(lower))) return silent();
     const q = lastQuestion(agentText);
     if (/anything else/.test(q)) return say('No, thank you.');
     // a statement (the disclosure, a confirmation) is let pass: the question that follows is the one to answer

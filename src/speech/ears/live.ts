@@ -7,13 +7,14 @@
 import type { Decoder } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
 import { NoiseSuppressor } from './denoise.js';
-import { EARS_RATE_HZ, grammarFor, heardPath, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
+import { FramePowers } from './stand_out.js';
+import { EARS_RATE_HZ, grammarFor, heardFrom, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
 
 /** decoders for live turns per thread, 25-50 MB each (bench/README.md); a turn beyond them is recognised whole */
 let maxDecoders = 4;
 const idle: Array<{ decoder: Decoder; key: string }> = [];
 let made = 0;
-const turns = new Map<string, { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor }>();
+const turns = new Map<string, { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor; powers: FramePowers }>();
 
 /**
  * Starts a live turn with its first audio (8 kHz), against the hint's grammar; false when no decoder is free (the
@@ -24,7 +25,7 @@ export async function startLive(id: string, hint: ListenHint | undefined, pcm: I
   const held = await takeDecoder(hint);
   if (!held) return false;
   held.decoder.start();
-  turns.set(id, { ...held, samples: 0, noise: new NoiseSuppressor() });
+  turns.set(id, { ...held, samples: 0, noise: new NoiseSuppressor(), powers: new FramePowers() });
   feedLive(id, pcm);
   return true;
 }
@@ -34,7 +35,10 @@ export function feedLive(id: string, pcm: Int16Array): boolean {
   const t = turns.get(id);
   if (!t) return false;
   const room = MAX_TURN_SECONDS * EARS_RATE_HZ - t.samples; // the whole-turn path's cap too
-  if (room > 0 && pcm.length > 0) decode(t, t.noise.process(pcm.subarray(0, room)));
+  if (room > 0 && pcm.length > 0) {
+    t.powers.push(pcm.subarray(0, room));
+    decode(t, t.noise.process(pcm.subarray(0, room)));
+  }
   t.samples += Math.min(room, pcm.length);
   return true;
 }
@@ -49,7 +53,7 @@ export function endLive(id: string, pcm: Int16Array): Heard | undefined {
   try {
     decode(t, t.noise.flush());
     t.decoder.stop();
-    return heardPath(t.decoder.get_text());
+    return heardFrom(t.decoder, t.powers.powers);
   } finally {
     idle.push({ decoder: t.decoder, key: t.key });
   }

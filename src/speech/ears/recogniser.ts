@@ -14,6 +14,7 @@ import { resample } from '../../audio/index.js';
 import { suppressNoise } from './denoise.js';
 import { buildGrammar, garbageWords, isOneAnswer, type TurnGrammar } from './grammar.js';
 import { readPath } from './reading.js';
+import { FramePowers, MIN_WORDS_OVER_FLOOR_DB, wordsOverFloorDb } from './stand_out.js';
 import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
 
 /** the acoustic model's rate: wideband audio is brought down to it */
@@ -41,10 +42,13 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   const d = await decoderFor(hint);
   // under 100 ms: nothing to recognise (an empty task is a warm-up: the hint's decoder and grammar are loaded now)
   if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true };
+  const turn = at8k.subarray(0, n);
+  const powers = new FramePowers();
+  powers.push(turn);
   d.start();
-  d.process_audio(toFloat(suppressNoise(at8k.subarray(0, n))), false, true);
+  d.process_audio(toFloat(suppressNoise(turn)), false, true);
   d.stop();
-  return heardPath(d.get_text());
+  return heardFrom(d, powers.powers);
 }
 
 export interface Heard { text: string; path: string; rejected: boolean }
@@ -53,6 +57,13 @@ export interface Heard { text: string; path: string; rejected: boolean }
 export function heardPath(path: string): Heard {
   const r = readPath(path);
   return { text: r.text, path, rejected: r.rejected };
+}
+
+/** What a decoder that just stopped heard: its path read, rejected too when the words do not rise out of the noise. */
+export function heardFrom(d: Decoder, powers: number[]): Heard {
+  const heard = heardPath(d.get_text());
+  if (heard.rejected || wordsOverFloorDb(d, powers) >= MIN_WORDS_OVER_FLOOR_DB) return heard;
+  return { text: '', path: heard.path, rejected: true };
 }
 
 /** PCM16 as the decoder's float samples in [-1, 1). */

@@ -3,7 +3,8 @@
  * final text, per grammar (every field open, and each field asked alone), over the speech-dev turns cut to their
  * speech as the adapter does; then the speech-dev set scored by field with the same recogniser and the scripted
  * dialog's extractors left out (that score, through the demo route, is in test/speech/speech_dev.test.ts).
- * Then line noise: bench lines (bench/speech_lines.ts) with pink noise, heard with and without noise suppression.
+ * Then line noise: bench lines (bench/speech_lines.ts) with pink noise, and noise alone, heard with and without
+ * noise suppression.
  * Also the offline voice: time to the first sentence's audio.
  *
  *   npm run bench -- speech_ears          (SPEECH_DEV_DIR overrides ../shared/speech-dev)
@@ -12,7 +13,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { mulawDecode, mulawEncode, readWav, resample } from '../src/audio/index.js';
 import type { ListenHint } from '../src/adapters/types.js';
-import { grammarFor, heardPath, newDecoder, recognise, setGrammar, toFloat } from '../src/speech/ears/recogniser.js';
+import type { Decoder } from 'soundswallower';
+import { grammarFor, heardFrom, newDecoder, recognise, setGrammar, toFloat } from '../src/speech/ears/recogniser.js';
+import { FramePowers } from '../src/speech/ears/stand_out.js';
 import { suppressNoise } from '../src/speech/ears/denoise.js';
 import { spokenToText } from '../src/speech/ears/reading.js';
 import { endLive, feedLive, startLive } from '../src/speech/ears/live.js';
@@ -32,6 +35,16 @@ function phoneLine(pcm16k: Int16Array): Int16Array {
   const out = new Int16Array(2400 + speech.length + 4000);
   out.set(speech, 2400);
   return out;
+}
+
+/** One turn through a decoder as the recogniser hears it, with or without noise suppression. */
+function hearWith(d: Decoder, pcm: Int16Array, suppress: boolean) {
+  const powers = new FramePowers();
+  powers.push(pcm);
+  d.start();
+  d.process_audio(toFloat(suppress ? suppressNoise(pcm) : pcm), false, true);
+  d.stop();
+  return heardFrom(d, powers.powers);
 }
 
 /** Seeded pink noise at `snr` dB under the power of the line's speech (the part between its quiet edges). */
@@ -128,11 +141,7 @@ for (const snr of [Infinity, 20, 12]) {
   for (const suppress of [false, true]) {
     let right = 0, rejected = 0, oogAccepted = 0;
     for (const [i, l] of lines.entries()) {
-      const pcm = trimToSpeech(withNoise(l.pcm, snr, i + 1), 8000);
-      decoder.start();
-      decoder.process_audio(toFloat(suppress ? suppressNoise(pcm) : pcm), false, true);
-      decoder.stop();
-      const r = heardPath(decoder.get_text());
+      const r = hearWith(decoder, trimToSpeech(withNoise(l.pcm, snr, i + 1), 8000), suppress);
       if (l.oog) oogAccepted += r.rejected ? 0 : 1;
       else if (r.rejected) rejected++;
       else if (r.text.split(' ').filter((w) => !FILLERS.has(w)).join(' ') === said(l.text)) right++;
@@ -144,6 +153,22 @@ for (const snr of [Infinity, 20, 12]) {
 }
 console.log('line noise: bench lines in four Flite voices, asked budget (one answer of any field)');
 console.table(noiseRows);
+
+// Noise alone (no speech): two seconds of each colour, six seeds, every field open and asked budget; none may be an answer.
+const openDecoder = await newDecoder();
+setGrammar(openDecoder, grammarFor(openDecoder, undefined), undefined);
+const aloneRows = [];
+for (const suppress of [false, true]) {
+  let accepted = 0, clips = 0;
+  for (const colour of ['white', 'pink', 'brown'] as const) {
+    for (let seed = 1; seed <= 6; seed++) {
+      const pcm = Int16Array.from(colouredNoise(colour, 16000, seed, 8000), (v) => Math.round(v * 2000));
+      for (const d of [openDecoder, decoder]) { clips++; if (!hearWith(d, pcm, suppress).rejected) accepted++; }
+    }
+  }
+  aloneRows.push({ 'noise suppression': suppress ? 'on' : 'off', 'noise alone accepted': `${accepted}/${clips}` });
+}
+console.table(aloneRows);
 
 const voiceRows = [];
 for (const voice of ['kal16', 'slt', 'rms', 'awb'] as const) {

@@ -1,7 +1,6 @@
 /**
  * Piscina task module of the speech pool (src/speech/pool.ts): the offline voice renders a sentence, the offline
- * ears recognise one caller turn against its grammar. Engines load on first use in each thread; node:wasi's
- * experimental warning (emitted when a WASI instance is first made) is filtered out, so it never reaches the service's logs.
+ * ears recognise one caller turn against its grammar. Engines load on first use in each thread.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { ListenHint } from '../src/adapters/types.js';
@@ -22,13 +21,6 @@ export type SpeechResult =
   | { kind: 'hear'; text: string; path: string; rejected: boolean; cpuMs: number }
   /** `live` false: the turn is not live on this thread (no decoder was free, or it was lost): recognise it whole */
   | { kind: 'listen'; live: boolean; heard?: { text: string; path: string; rejected: boolean }; cpuMs: number };
-
-const emit = process.emitWarning.bind(process);
-process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-  const text = typeof warning === 'string' ? warning : warning.message;
-  if (/WASI is an experimental feature/.test(text)) return;
-  (emit as (...a: unknown[]) => void)(warning, ...rest);
-}) as typeof process.emitWarning;
 
 
 export default async function speech(task: SpeechTask): Promise<SpeechResult> {

@@ -1,29 +1,26 @@
 /**
  * Flite compiled to WASI, run in the thread that imports this (a speech worker, never the event loop). Each render
- * instantiates the compiled module afresh (a WASI program runs once) and writes its WAV into a private temporary
- * directory, the only file system the program sees.
+ * instantiates the compiled module afresh (a WASI program runs once) and writes its WAV into an in-memory directory,
+ * the only file system the program sees. The WASI host is @bjorn3/browser_wasi_shim, not node:wasi: Node 20's host
+ * aborted or crashed the process at random renders (1 in 100-400) when Flite grew its memory mid-render.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { readWav } from '../../audio/index.js';
 import type { OfflineVoice } from './voices.js';
 
 /** Longest text one render takes (a sentence; the adapter splits longer text first). */
 export const MAX_RENDER_CHARS = 1000;
 
+type Shim = typeof import('@bjorn3/browser_wasi_shim');
+let shim: Shim | undefined;
 let compiled: WebAssembly.Module | undefined;
-let WASI: typeof import('node:wasi').WASI | undefined;
 
-/**
- * Loads node:wasi. Imported here, on first use, rather than at the top: Node 20 warns that WASI is experimental when
- * the module loads, and the speech worker filters that warning out of the logs before this runs.
- */
+/** Loads the WASI host and compiles Flite (once per thread). */
 export async function loadFlite(): Promise<void> {
-  WASI ??= (await import('node:wasi')).WASI;
+  shim ??= await import('@bjorn3/browser_wasi_shim');
+  module();
 }
-let outDir: string | undefined;
 
 function module(): WebAssembly.Module {
   if (!compiled) {
@@ -38,19 +35,16 @@ export function fliteRender(text: string, voice: OfflineVoice): { pcm: Int16Arra
   // Flite reads the text as one command-line argument; control characters would only be spoken as noise.
   const clean = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, MAX_RENDER_CHARS).trim();
   if (!clean) return { pcm: new Int16Array(0), sampleRateHz: 16000 };
-  if (!WASI) throw new Error('loadFlite() first');
-  outDir ??= mkdtempSync(join(tmpdir(), 'voicecall-flite-'));
-  const wasi = new WASI({ version: 'preview1', args: ['flite', '-voice', voice, '-t', clean, '-o', '/out/say.wav'],
-    preopens: { '/out': outDir }, returnOnExit: true });
-  const instance = new WebAssembly.Instance(module(), wasi.getImportObject() as WebAssembly.Imports);
-  const rc = wasi.start(instance);
+  if (!shim) throw new Error('loadFlite() first');
+  const out = new shim.PreopenDirectory('/out', new Map());
+  const quiet = () => new shim!.ConsoleStdout(() => {});
+  const wasi = new shim.WASI(['flite', '-voice', voice, '-t', clean, '-o', '/out/say.wav'], [],
+    [new shim.OpenFile(new shim.File([])), quiet(), quiet(), out]);
+  const instance = new WebAssembly.Instance(module(), { wasi_snapshot_preview1: wasi.wasiImport as unknown as WebAssembly.ModuleImports });
+  const rc = wasi.start(instance as unknown as Parameters<typeof wasi.start>[0]);
   if (rc !== 0) throw new Error(`flite exited with ${rc}`);
-  const wav = readWav(new Uint8Array(readFileSync(join(outDir, 'say.wav'))));
-  return { pcm: wav.pcm, sampleRateHz: wav.sampleRateHz };
-}
-
-/** Removes the temporary directory (the worker is going away). */
-export function fliteCleanup(): void {
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
-  outDir = undefined;
+  const wav = out.dir.contents.get('say.wav');
+  if (!(wav instanceof shim.File)) throw new Error('flite wrote no audio');
+  const decoded = readWav(wav.data);
+  return { pcm: decoded.pcm, sampleRateHz: decoded.sampleRateHz };
 }

@@ -39,7 +39,7 @@ export function fliteRender(text: string, voice: OfflineVoice): { pcm: Int16Arra
   const out = new shim.PreopenDirectory('/out', new Map());
   const quiet = () => new shim!.ConsoleStdout(() => {});
   const wasi = new shim.WASI(['flite', '-voice', voice, '-t', clean, '-o', '/out/say.wav'], [],
-    [new shim.OpenFile(new shim.File([])), quiet(), quiet(), out]);
+    [new shim.OpenFile(new shim.File([])), quiet(), quiet(), out], { debug: false }); // its logging is on unless told
   const instance = new WebAssembly.Instance(module(), { wasi_snapshot_preview1: wasi.wasiImport as unknown as WebAssembly.ModuleImports });
   const rc = wasi.start(instance as unknown as Parameters<typeof wasi.start>[0]);
   if (rc !== 0) throw new Error(`flite exited with ${rc}`);

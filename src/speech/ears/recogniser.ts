@@ -54,7 +54,7 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
 export interface Heard { text: string; path: string; rejected: boolean }
 
 /** The decoder's word path read into the dialog's text, or rejected. */
-export function heardPath(path: string): Heard {
+function heardPath(path: string): Heard {
   const r = readPath(path);
   return { text: r.text, path, rejected: r.rejected };
 }

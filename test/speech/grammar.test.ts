@@ -52,7 +52,12 @@ t.test('without a known asked field every field is open, several in one sentence
     const g = buildGrammar(hint);
     const answer = rule(g.jsgf, 'answer');
     t.match(answer, /<name_said>.*<amount_said>.*<slot_said>.*<need_said>.*<yesno>.*<i_person>.*<i_stop_calling>/);
-    t.match(g.jsgf, /<said> = .*<answer> \(\[and\] <answer>\)\*/, 'several answers in one sentence');
+    t.match(g.jsgf, /<said> = .*<answer> \(\[and\] <led_answer>\)\*/, 'several answers in one sentence');
+    const led = rule(g.jsgf, 'led_answer');
+    t.match(led, /<name_led> \| <amount_said> \| <slot_led> \| <need_led>/, 'answers after the first carry their own lead');
+    t.notMatch(led, /<yesno>|<i_|<name_said>/, 'no bare name, yes/no or intent after the first answer');
+    t.notMatch(rule(g.jsgf, 'name_led'), /\[/, "a later name needs its lead (\"i'm arjun\")");
+    t.match(rule(g.jsgf, 'need_led'), /\[we \| i\] <wanting> <wanted>/, 'a later need needs its verb');
   }
 });
 
@@ -62,8 +67,8 @@ t.test('an asked field weighs more, other fields stay in (one answer per turn), 
   t.match(answer, new RegExp(`/${WEIGHTS.asked}/ <amount_said>`));
   for (const other of ['name_said', 'slot_said', 'need_said']) t.match(answer, new RegExp(`/${WEIGHTS.open}/ <${other}>`), `mixed initiative: ${other}`);
   t.match(answer, /<yesno>.*<i_person>.*<i_not_interested>.*<i_stop_calling>.*<i_later>.*<i_who>.*<i_repeat>/);
-  t.notMatch(g.jsgf, /\(\[and\] <answer>\)\*/, 'one answer: no loop');
-  t.match(buildGrammar(undefined).jsgf, /\(\[and\] <answer>\)\*/, 'nothing asked: several answers in a sentence');
+  t.notMatch(g.jsgf, /\(\[and\] <led_answer>\)\*/, 'one answer: no loop');
+  t.match(buildGrammar(undefined).jsgf, /\(\[and\] <led_answer>\)\*/, 'nothing asked: several answers in a sentence');
   const yn = buildGrammar({ open: [], yesNo: true });
   t.match(rule(yn.jsgf, 'answer'), new RegExp(`/${WEIGHTS.asked}/ <yesno>`));
   t.not(yn.key, g.key);
@@ -77,6 +82,17 @@ t.test('rejection: garbage and filler alone are no answer; content survives', as
   t.equal(readPath('gb_ay gb_hh gb_eh gb_p gb_aa gb_th gb_th gb_f yes').rejected, true, 'one word in a long garbage run');
   t.same(readPath('my name is meera'), { text: 'my name is meera', garbageShare: 0, rejected: false });
   t.equal(readPath('gb_s stop calling me').text, 'stop calling me');
+});
+
+t.test('rejection: a field answered twice in one sentence is everyday speech tiled into answers', async (t) => {
+  for (const tiled of ["um a studio around thirty crore i'm arjun and around two euros", "i want to buy it's geeta i'm anita",
+    'michael thursday mark sophie land', 'we land today tomorrow at two', 'nine dollars thirty six million'])
+    t.equal(readPath(tiled).rejected, true, tiled);
+  for (const said of ['my name is arjun and my budget is one crore', 'i am pooja i want a house budget eighty lakh',
+    'my name is fatima i want a villa budget three crore and wednesday at two p m suits me', 'fifty thousand dollars',
+    'one point five crore', 'two crore rupees', "i'm not interested", 'who is this', 'call me later', 'i am looking for a flat',
+    'my budget is around ninety lakh', 'day after tomorrow at ten', 'this is anjali'])
+    t.equal(readPath(said).rejected, false, said);
 });
 
 t.test('voice helpers: sentences and voice choice', async (t) => {

@@ -28,7 +28,7 @@ export const WEIGHTS = {
 };
 
 /** Words a name can arrive in: "my name is Meera", "this is Karan", "Arun here". */
-const NAME_LEAD = "[hello | hi] [my name is | my name's | this is | i am | i'm | it's | call me]";
+const NAME_LEADS = "my name is | my name's | this is | i am | i'm | it's | call me";
 
 const number99 = `(${[...UNITS, ...TEENS].join(' | ')} | (${TENS.join(' | ')}) [${UNITS.join(' | ')}])`;
 const RULES: Record<string, string> = {
@@ -37,16 +37,23 @@ const RULES: Record<string, string> = {
   n: '(<n99> [hundred [and] [<n99>]] | a hundred [and] [<n99>])',
   scale: '(thousand | lakh | lakhs | crore | crores | million | billion)',
   currency: '(rupees | dollars | euros | pounds)',
-  amount: '([a] <n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | a (million | billion | crore | lakh) [<currency>])',
+  amount: '(<n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | a (million | billion | crore | lakh) [<currency>])',
   amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [about | around | up to | approximately | roughly | maximum] <amount> [is my limit | is my budget | maximum | max]",
   weekday: `(${WEEKDAYS.join(' | ')})`,
   day: '(today | tomorrow | day after tomorrow | [next | this | coming] <weekday>)',
   part: '([in the] (morning | afternoon | evening) | noon | tonight)',
   time: `at (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <part>)`,
-  slot_said: '[on | maybe | how about] (<day> [<part>] [<time>] | <time> [<day>] | <part> [<time>] | <day> <time> <part>) [works for me | suits me | is fine | works | is good]',
+  when: '(<day> [<part>] [<time>] | <time> [<day>] | <part> [<time>])',
+  fits: '(works for me | suits me | is fine | works | is good)',
+  slot_said: '[on | maybe | how about] <when> [<fits>]',
+  // a day with its time, or a time said to fit: a bare "Thursday" or "noon" after another answer tiles other speech
+  slot_led: '[on | maybe | how about] (<day> (<part> [<time>] | <time>) | <time> <day>) [<fits>] | <when> <fits>',
   kind: `(${PROPERTY_KINDS.join(' | ')})`,
   need: `[a | an] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
-  need_said: "[we | i] [need | want | are looking for | am looking for | would like | want to buy] (<need> | to (buy | rent | invest) [<need>])",
+  wanting: '(need | want | are looking for | am looking for | would like | want to buy)',
+  wanted: '(<need> | to (buy | rent | invest) [<need>])',
+  need_said: '[we | i] [<wanting>] <wanted>',
+  need_led: '[we | i] <wanting> <wanted>',
   yesno: "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]",
 };
 
@@ -99,10 +106,13 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
   const lines = [
     '#JSGF V1.0;', 'grammar turn;',
     `public <turn> = /1/ <said> | /${WEIGHTS.garbage}/ <garbage>+;`,
-    // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per place)
-    `<said> = [um | uh | well | so | okay] <answer> ${one ? '' : '([and] <answer>)* '}[please | thank you | thanks];`,
+    // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per
+    // place); an answer after the first carries its own lead ("budget three crore", "I want a villa"): bare names,
+    // yes/no and short intents in a loop tile everyday speech into a row of answers
+    `<said> = [um | uh | well | so | okay] <answer> ${one ? '' : '([and] <led_answer>)* '}[please | thank you | thanks];`,
     `<answer> = ${answers.join(' | ')};`,
-    `<name_said> = ${NAME_LEAD} <name> [here];`,
+    ...(one ? [] : ['<led_answer> = <name_led> | <amount_said> | <slot_led> | <need_led>;', `<name_led> = (${NAME_LEADS}) <name>;`]),
+    `<name_said> = [hello | hi] [${NAME_LEADS}] <name> [here];`,
     `<name> = (${names.join(' | ')});`,
     `<garbage> = (${garbageWords().map(([g]) => g).join(' | ')});`,
     ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),

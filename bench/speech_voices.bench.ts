@@ -1,0 +1,106 @@
+/**
+ * The grammar recogniser on voices other than the offline voice's own: the bench lines (bench/speech_lines.ts)
+ * rendered by espeak-ng (six voices) and festival (its diphone voice) when those Debian programs are installed
+ * (`apt-get install -y espeak-ng festival`; only this bench uses them), and by the four Flite voices always, each
+ * through a phone line (8 kHz, G.711 mu-law). Every answer line is heard with the question of its field asked and
+ * with nothing asked (several answers in a sentence); the everyday lines, which no grammar holds, with budget asked
+ * and with nothing asked. Per voice family: answers heard exactly, heard as something else, rejected; everyday
+ * lines accepted (each a wrong value).
+ *
+ *   npm run bench -- speech_voices
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ListenHint } from '../src/adapters/types.js';
+import { mulawDecode, mulawEncode, readWav, resample } from '../src/audio/index.js';
+import { spokenToText } from '../src/speech/ears/reading.js';
+import { grammarFor, heardFrom, newDecoder, setGrammar, toFloat } from '../src/speech/ears/recogniser.js';
+import { suppressNoise } from '../src/speech/ears/denoise.js';
+import { FramePowers } from '../src/speech/ears/stand_out.js';
+import { trimToSpeech } from '../src/speech/ears/trim.js';
+import { loadFlite } from '../src/speech/voice/flite.js';
+import { renderAt } from '../src/speech/voice/render.js';
+import { IN_GRAMMAR, OUT_OF_GRAMMAR } from './speech_lines.js';
+
+const ESPEAK_VOICES = ['en+m3', 'en-us+f2', 'en-gb-scotland', 'en+f4', 'en-029', 'en-us+m1'];
+const FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot'];
+const scratch = mkdtempSync(join(tmpdir(), 'speech-voices-'));
+
+const installed = (program: string) => { try { execFileSync('which', [program]); return true; } catch { return false; } };
+
+/** a program's WAV as 8 kHz telephone audio with 0.3 s of quiet before and 0.5 s after */
+function phoneLine(pcm: Int16Array, rateHz: number): Int16Array {
+  const speech = mulawDecode(mulawEncode(resample(pcm, rateHz, 8000)));
+  const out = new Int16Array(2400 + speech.length + 4000);
+  out.set(speech, 2400);
+  return out;
+}
+
+function external(program: 'espeak' | 'festival', voice: string, text: string): Int16Array {
+  const wav = join(scratch, 'line.wav');
+  if (program === 'espeak') execFileSync('espeak-ng', ['-v', voice, '-w', wav, text]);
+  else { writeFileSync(join(scratch, 'line.txt'), text); execFileSync('text2wave', [join(scratch, 'line.txt'), '-o', wav]); }
+  const w = readWav(readFileSync(wav));
+  return phoneLine(w.pcm, w.sampleRateHz);
+}
+
+/** the field an answer line answers (the order of bench/speech_lines.ts); intents and several answers: budget asked */
+function fieldOf(text: string): string {
+  const i = IN_GRAMMAR.indexOf(text);
+  return i < 5 ? 'customer_name' : i < 9 ? 'intent' : i < 14 ? 'budget' : i < 18 ? 'scheduled_slot' : 'budget';
+}
+
+const FILLERS = new Set(['um', 'uh', 'well', 'so', 'okay', 'please', 'thanks', 'thank', 'you']);
+const said = (s: string) => spokenToText(s.toLowerCase().replace(/[^a-z0-9:' ]/g, ' ').split(/\s+/).filter((w) => w && !FILLERS.has(w)))
+  .split(' ').filter((w) => !FILLERS.has(w)).join(' ');
+
+type Line = { family: string; text: string; oog: boolean; pcm: Int16Array };
+const lines: Line[] = [];
+const all = [...IN_GRAMMAR.map((text) => ({ text, oog: false })), ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))];
+if (installed('espeak-ng')) for (const v of ESPEAK_VOICES) for (const l of all) lines.push({ family: 'espeak-ng', ...l, pcm: external('espeak', v, l.text) });
+else console.log('espeak-ng is not installed: its voices are left out');
+if (installed('text2wave')) for (const l of all) lines.push({ family: 'festival', ...l, pcm: external('festival', '', l.text) });
+else console.log('festival is not installed: its voice is left out');
+await loadFlite();
+for (const v of ['kal16', 'slt', 'rms', 'awb'] as const) for (const l of all) lines.push({ family: 'flite', ...l, pcm: phoneLine(renderAt(l.text, v, 16000), 16000) });
+
+const decoder = await newDecoder();
+let key: string | undefined;
+function hear(pcm: Int16Array, hint: ListenHint | undefined) {
+  key = setGrammar(decoder, grammarFor(decoder, hint), key);
+  const speech = trimToSpeech(pcm, 8000);
+  const powers = new FramePowers();
+  powers.push(speech);
+  decoder.start();
+  decoder.process_audio(toFloat(suppressNoise(speech)), false, true);
+  decoder.stop();
+  return heardFrom(decoder, powers.powers);
+}
+
+const rows = [];
+for (const asked of [true, false]) {
+  const byFamily = new Map<string, { right: number; wrong: number; rejected: number; answers: number; oogAccepted: number; oog: number }>();
+  let cpuMs = 0, seconds = 0;
+  for (const l of lines) {
+    const s = byFamily.get(l.family) ?? { right: 0, wrong: 0, rejected: 0, answers: 0, oogAccepted: 0, oog: 0 };
+    byFamily.set(l.family, s);
+    const hint = asked ? { asking: l.oog ? 'budget' : fieldOf(l.text), open: FIELDS } : undefined;
+    const c = process.cpuUsage();
+    const h = hear(l.pcm, hint);
+    const used = process.cpuUsage(c);
+    cpuMs += (used.user + used.system) / 1000;
+    seconds += trimToSpeech(l.pcm, 8000).length / 8000;
+    if (l.oog) { s.oog++; if (!h.rejected) s.oogAccepted++; continue; }
+    s.answers++;
+    if (h.rejected) s.rejected++;
+    else if (said(h.text) === said(l.text)) s.right++;
+    else s.wrong++;
+  }
+  for (const [family, s] of byFamily) rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: family,
+    'answers heard right': `${s.right}/${s.answers}`, wrong: s.wrong, rejected: s.rejected, 'everyday lines accepted': `${s.oogAccepted}/${s.oog}` });
+  rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: 'CPU ms per speech s', 'answers heard right': String(Math.round(cpuMs / seconds)) });
+}
+console.log('bench lines through a phone line, by voice family ("right" ignores fillers such as "um" and "please"):');
+console.table(rows);

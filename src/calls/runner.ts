@@ -219,12 +219,13 @@ export class CallRunner implements CallRunnerPort {
       timeoutMs: this.d.adapterTimeoutMs, log,
       turn: (t) => {
         const audio = { offset_ms: t.offsetMs, duration_ms: t.durationMs };
-        this.d.events.publish(row.tenant_id, row.id, { type: 'transcript', speaker: 'operator', text: t.text, latencyMs: 0, partial: false, audio })
+        // stored before it is published: whoever sees the turn live finds it in the conversation too
+        const stored = row.conversation_id
+          ? conversations.append(row.conversation_id, row.tenant_id, 'operator', t.text, { by: operator, spoken: true, ...audio, ...(t.text ? {} : { audio_only: true }) })
+            .catch((err) => log.warn({ err }, "the operator's turn was not stored"))
+          : Promise.resolve();
+        void stored.then(() => this.d.events.publish(row.tenant_id, row.id, { type: 'transcript', speaker: 'operator', text: t.text, latencyMs: 0, partial: false, audio }))
           .catch((err) => log.warn({ err }, "the operator's turn was not published"));
-        if (row.conversation_id) {
-          conversations.append(row.conversation_id, row.tenant_id, 'operator', t.text, { by: operator, spoken: true, ...audio, ...(t.text ? {} : { audio_only: true }) })
-            .catch((err) => log.warn({ err }, "the operator's turn was not stored"));
-        }
       },
       left: () => { gone = true; if (joined && l.operatorLeg === joined) l.operatorLeg = undefined; },
     });

@@ -6,11 +6,11 @@
  */
 import { existsSync } from 'node:fs';
 import t from 'tap';
-import { mulawDecode, mulawEncode, resample, writeWav } from '../../src/audio/index.js';
-import { OfflineTts } from '../../src/speech/voice/tts.js';
+import { writeWav } from '../../src/audio/index.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
 import { loadManifest, runConversation, scoreConversation } from '../../bench/speech_dev_lib.js';
 import { startTestServer, api } from '../helpers/server.js';
+import { phoneLine } from './helpers/phone_line.js';
 
 // the shared folder sits beside the checkout (../shared), or beside the folder of worktrees
 const SPEECH_DEV = process.env.SPEECH_DEV_DIR ?? ['../../../shared/speech-dev/', '../../../../shared/speech-dev/']
@@ -19,15 +19,8 @@ const srv = await startTestServer();
 t.teardown(async () => { await srv.close(); await closeSpeechPool(); });
 const b = srv.baseUrl;
 
-/** A caller turn in an offline voice through a phone line: 0.3 s quiet, the speech, 0.5 s quiet, 8 kHz WAV. */
-async function phoneTurn(text: string, voice: string): Promise<Buffer> {
-  const parts: Int16Array[] = [];
-  for await (const c of new OfflineTts().synthesize({ text, voice, language: 'en', sampleRateHz: 16000 })) parts.push(c);
-  const speech = mulawDecode(mulawEncode(resample(Int16Array.from(parts.flatMap((p) => [...p])), 16000, 8000)));
-  const pcm = new Int16Array(2400 + speech.length + 4000);
-  pcm.set(speech, 2400);
-  return Buffer.from(writeWav({ sampleRateHz: 8000, channels: [pcm] }));
-}
+/** A caller turn in an offline voice through a phone line, as an 8 kHz WAV. */
+const phoneTurn = async (text: string, voice: string) => Buffer.from(writeWav({ sampleRateHz: 8000, channels: [await phoneLine(text, voice)] }));
 
 async function audioTurn(id: string, wav: Buffer) {
   const res = await fetch(`${b}/conversations/${id}/audio`, { method: 'POST', headers: { 'content-type': 'audio/wav' }, body: new Uint8Array(wav) });

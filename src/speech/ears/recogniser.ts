@@ -13,6 +13,7 @@ import type { ListenHint } from '../../adapters/types.js';
 import { resample } from '../../audio/index.js';
 import { suppressNoise } from './denoise.js';
 import { buildGrammar, garbageWords, isOneAnswer, type TurnGrammar } from './grammar.js';
+import { leftOutMs, MAX_LEFT_OUT_MS } from './left_out.js';
 import { readPath } from './reading.js';
 import { FramePowers, MIN_WORDS_OVER_FLOOR_DB, wordsOverFloorDb } from './stand_out.js';
 import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
@@ -36,6 +37,11 @@ export async function newDecoder(): Promise<Decoder> {
   return d;
 }
 
+/**
+ * Recognises a turn against its hint's grammar. A turn asked one field whose reading leaves speech out (the caller
+ * said more than one answer) is heard again with several answers in a sentence: "my name is Arjun and my budget is
+ * one crore" to the name question. Only such turns pay for the second, larger search.
+ */
 export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<Heard> {
   const at8k = sampleRateHz === EARS_RATE_HZ ? pcm : resample(pcm, sampleRateHz, EARS_RATE_HZ);
   const n = Math.min(at8k.length, MAX_TURN_SECONDS * EARS_RATE_HZ);
@@ -45,13 +51,24 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   const turn = at8k.subarray(0, n);
   const powers = new FramePowers();
   powers.push(turn);
-  d.start();
-  d.process_audio(toFloat(suppressNoise(turn)), false, true);
-  d.stop();
-  return heardFrom(d, powers.powers);
+  const clean = toFloat(suppressNoise(turn));
+  const heard = decodeTurn(d, clean, powers.powers);
+  if (!heard.leftOut || !isOneAnswer(hint)) return heard;
+  return decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers);
 }
 
-export interface Heard { text: string; path: string; rejected: boolean }
+/** The hint of a turn heard with several answers: the names it adds, no asked field. */
+const severalAnswers = (hint: ListenHint | undefined): ListenHint => ({ open: hint?.open ?? [], ...(hint?.names ? { names: hint.names } : {}) });
+
+function decodeTurn(d: Decoder, clean: Float32Array, powers: number[]): Heard {
+  d.start();
+  d.process_audio(clean, false, true);
+  d.stop();
+  return heardFrom(d, powers);
+}
+
+/** leftOut: rejected because pauses in the reading hold speech (more was said than the grammar's path) */
+export interface Heard { text: string; path: string; rejected: boolean; leftOut?: boolean }
 
 /** The decoder's word path read into the dialog's text, or rejected. */
 function heardPath(path: string): Heard {
@@ -59,11 +76,16 @@ function heardPath(path: string): Heard {
   return { text: r.text, path, rejected: r.rejected };
 }
 
-/** What a decoder that just stopped heard: its path read, rejected too when the words do not rise out of the noise. */
+/**
+ * What a decoder that just stopped heard: its path read; rejected too when the words do not rise out of the noise,
+ * or when its pauses hold speech the path leaves out.
+ */
 export function heardFrom(d: Decoder, powers: number[]): Heard {
   const heard = heardPath(d.get_text());
-  if (heard.rejected || wordsOverFloorDb(d, powers) >= MIN_WORDS_OVER_FLOOR_DB) return heard;
-  return { text: '', path: heard.path, rejected: true };
+  if (heard.rejected) return heard;
+  if (wordsOverFloorDb(d, powers) < MIN_WORDS_OVER_FLOOR_DB) return { text: '', path: heard.path, rejected: true };
+  if (leftOutMs(d, powers) > MAX_LEFT_OUT_MS) return { text: '', path: heard.path, rejected: true, leftOut: true };
+  return heard;
 }
 
 /** PCM16 as the decoder's float samples in [-1, 1). */

@@ -45,7 +45,11 @@ export function wordsOverFloorDb(decoder: Decoder, powers: number[]): number {
     for (let f = Math.max(0, Math.round(w.b * 100)); f < last; f++) { sum += powers[f]; n++; }
   }
   if (n === 0) return Infinity;
+  return 10 * Math.log10((sum / n + 1) / (turnFloor(powers) + 1));
+}
+
+/** The turn's quiet: the power this share of its frames are at or under (the pauses and edges of a turn). */
+export function turnFloor(powers: number[]): number {
   const sorted = [...powers].sort((a, b) => a - b);
-  const floor = sorted[Math.floor(FLOOR_PERCENTILE * (sorted.length - 1))];
-  return 10 * Math.log10((sum / n + 1) / (floor + 1));
+  return sorted[Math.floor(FLOOR_PERCENTILE * (sorted.length - 1))];
 }

@@ -20,7 +20,7 @@ export type SpeechResult =
   | { kind: 'speak'; pcm: ArrayBuffer; cpuMs: number }
   | { kind: 'hear'; text: string; path: string; rejected: boolean; cpuMs: number }
   /** `live` false: the turn is not live on this thread (no decoder was free, or it was lost): recognise it whole */
-  | { kind: 'listen'; live: boolean; heard?: { text: string; path: string; rejected: boolean }; cpuMs: number };
+  | { kind: 'listen'; live: boolean; heard?: { text: string; path: string; rejected: boolean; leftOut?: boolean }; cpuMs: number };
 
 
 export default async function speech(task: SpeechTask): Promise<SpeechResult> {

@@ -69,6 +69,20 @@ t.test('a call turn is decoded as it is spoken and finalized from the live decod
   stream.close();
 });
 
+t.test('a live turn asked one field that says two answers is heard whole with several answers', async (t) => {
+  const both = await phoneWords('My name is Arjun and my budget is one crore.');
+  const nameAsked = { asking: 'customer_name', open: ['customer_name', 'budget'] };
+  t.ok(await startLive('two', nameAsked, both));
+  t.match(endLive('two', new Int16Array(0)), { text: '', rejected: true, leftOut: true }, 'live, the name grammar leaves the budget out');
+  const stream = new OfflineStt().open({ callId: 'c-two', language: 'en', sampleRateHz: 8000 });
+  stream.expect(nameAsked);
+  const before = earsStats();
+  speak(stream, both);
+  t.equal((await stream.finalize({ timeoutMs: 60_000 })).text, 'my name is arjun and my budget is one crore');
+  t.equal(earsStats().whole, before.whole + 1, 'recognised whole');
+  stream.close();
+});
+
 t.test('a question asked after the caller started is heard with its grammar, from the start of the turn', async (t) => {
   const stream = new OfflineStt().open({ callId: 'c2', language: 'en', sampleRateHz: 8000 });
   stream.expect({ asking: 'customer_name', open: ['customer_name', 'budget'] });

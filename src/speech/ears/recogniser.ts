@@ -57,8 +57,8 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   return decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers);
 }
 
-/** The hint of a turn heard with several answers: the names it adds, no asked field. */
-const severalAnswers = (hint: ListenHint | undefined): ListenHint => ({ open: hint?.open ?? [], ...(hint?.names ? { names: hint.names } : {}) });
+/** The hint of a turn heard again with several answers: the names it adds, no asked field. */
+export const severalAnswers = (hint: ListenHint | undefined): ListenHint => ({ open: hint?.open ?? [], ...(hint?.names ? { names: hint.names } : {}) });
 
 function decodeTurn(d: Decoder, clean: Float32Array, powers: number[]): Heard {
   d.start();

@@ -10,7 +10,7 @@ import { withDeadline } from '../../adapters/deadline.js';
 import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTextAdapter, type SttStream, type TranscriptResult } from '../../adapters/types.js';
 import { concatPcm } from '../../audio/index.js';
 import { runSpeech, warmEars } from '../pool.js';
-import { EARS_RATE_HZ, MAX_TURN_SECONDS } from './recogniser.js';
+import { EARS_RATE_HZ, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
 import { trimToSpeech } from './trim.js';
 
 /**
@@ -138,8 +138,11 @@ export class OfflineSttStream implements SttStream {
     void this.#step(() => runSpeech({ kind: 'listen', op: 'drop', id: live.id, pcm: new ArrayBuffer(0) })).catch(() => {});
   }
 
-  /** The live turn's text, or undefined when it was not live to the end or heard nothing (the whole turn is then recognised). */
-  async #endLive(live: LiveTurn, signal: AbortSignal): Promise<string | undefined> {
+  /**
+   * The live turn's text; undefined when it was not live to the end or heard nothing (the whole turn is then
+   * recognised); `leftOut` when its reading left speech out (the whole turn is then heard with several answers).
+   */
+  async #endLive(live: LiveTurn, signal: AbortSignal): Promise<{ text?: string; leftOut?: boolean } | undefined> {
     this.#live = undefined;
     const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
     try {
@@ -147,7 +150,8 @@ export class OfflineSttStream implements SttStream {
       const r = await this.#step(() => runSpeech({ kind: 'listen', op: 'end', id: live.id, pcm: pcm.buffer }, signal, [pcm.buffer]));
       // a rejected live turn is heard whole too: short words ("yes", "who is this") decode worse live, where the
       // decoder's mean normalisation has had little speech to settle on, and a short turn is quick to redo
-      return r.live && r.heard?.text ? r.heard.text : undefined;
+      if (!r.live) return undefined;
+      return r.heard?.text ? { text: r.heard.text } : r.heard?.leftOut ? { leftOut: true } : undefined;
     } catch (err) {
       this.#drop(live); // an end dropped from the queue (deadline, abort) leaves the decoder held: give it back
       throw err;
@@ -161,9 +165,11 @@ export class OfflineSttStream implements SttStream {
     const live = this.#live;
     this.#live = undefined;
     this.discard();
-    const liveText = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
-    stats[liveText === undefined ? 'whole' : 'live']++;
-    const text = liveText ?? await hearTurn(pcm, this.sampleRateHz, this.#hint, (work) => withDeadline('stt', opts, work));
+    const heardLive = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
+    stats[heardLive?.text === undefined ? 'whole' : 'live']++;
+    // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
+    const hint = heardLive?.leftOut ? severalAnswers(this.#hint) : this.#hint;
+    const text = heardLive?.text ?? await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work));
     const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
     for (const l of this.#listeners) l(result);
     return result;

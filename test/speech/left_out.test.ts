@@ -5,7 +5,6 @@
  * rejected, and answers with real pauses are kept.
  */
 import t from 'tap';
-import type { Decoder } from 'soundswallower';
 import { leftOutMs, MAX_LEFT_OUT_MS } from '../../src/speech/ears/left_out.js';
 import { recognise } from '../../src/speech/ears/recogniser.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
@@ -13,8 +12,8 @@ import { phoneLine } from './helpers/phone_line.js';
 
 t.teardown(closeSpeechPool);
 
-/** a decoder that only answers get_alignment, with word segments (seconds) */
-const aligned = (w: Array<[string, number, number]>) => ({ get_alignment: () => ({ t: '', b: 0, d: 0, p: 1, w: w.map(([t, b, d]) => ({ t, b, d, p: 1 })) }) }) as unknown as Decoder;
+/** a reading's segments as the decoder aligns them (seconds) */
+const aligned = (w: Array<[string, number, number]>) => w.map(([t, b, d]) => ({ t, b, d, p: 1 }));
 /** frame powers: loud (speech) and quiet frames, 10 ms each */
 const powers = (...runs: Array<[number, number]>) => runs.flatMap(([n, p]) => Array<number>(n).fill(p));
 

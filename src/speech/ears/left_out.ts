@@ -5,9 +5,8 @@
  * pause that was said is not quiet: its frames are as loud as the heard words. Powers are those of the turn as it
  * came (stand_out.ts): a frame counts when it is near the words' level and over the line's noise as words must be.
  */
-import type { Decoder } from 'soundswallower';
-import { GARBAGE_PREFIX } from './grammar.js';
-import { MIN_WORDS_OVER_FLOOR_DB, turnFloor } from './stand_out.js';
+import type { Segment } from 'soundswallower';
+import { isSaidWord, MIN_WORDS_OVER_FLOOR_DB, turnFloor } from './stand_out.js';
 
 /** a frame within this many dB of the heard words' median frame, and over the line's noise as words are, is speech */
 const SPEECH_LEVEL_DB = 10;
@@ -15,18 +14,16 @@ const SPEECH_LEVEL_DB = 10;
 export const MAX_LEFT_OUT_MS = 150;
 
 const db = (power: number) => 10 * Math.log10(power + 1);
-const isWord = (t: string) => !/^[<([+]/.test(t) && !t.startsWith(GARBAGE_PREFIX);
-const isPause = (t: string) => /^[<[+]/.test(t); // <sil>, [NOISE], ++filler++; not (NULL), the grammar's joints
+const isPause = (t: string) => /^[<[]/.test(t); // <sil>, [NOISE], [SPEECH]; not (NULL), the grammar's joints
 
-/** The most speech-level milliseconds inside one pause or filler of the decoder's last reading (0 when none). */
-export function leftOutMs(decoder: Decoder, powers: number[]): number {
-  const segments = decoder.get_alignment().w ?? [];
+/** The most speech-level milliseconds inside one pause or filler of a reading's segments (0 when none). */
+export function leftOutMs(segments: Segment[], powers: number[]): number {
   const frames = (s: { b: number; d: number }) => {
     const out: number[] = [];
     for (let f = Math.max(0, Math.round(s.b * 100)); f < Math.min(powers.length, Math.round((s.b + s.d) * 100)); f++) out.push(db(powers[f]));
     return out;
   };
-  const words = segments.filter((s) => isWord(s.t)).flatMap(frames).sort((a, b) => a - b);
+  const words = segments.filter((s) => isSaidWord(s.t)).flatMap(frames).sort((a, b) => a - b);
   if (words.length === 0) return 0;
   const speech = Math.max(words[Math.floor(words.length / 2)] - SPEECH_LEVEL_DB, db(turnFloor(powers)) + MIN_WORDS_OVER_FLOOR_DB);
   let most = 0;

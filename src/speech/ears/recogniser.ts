@@ -83,8 +83,9 @@ function heardPath(path: string): Heard {
 export function heardFrom(d: Decoder, powers: number[]): Heard {
   const heard = heardPath(d.get_text());
   if (heard.rejected) return heard;
-  if (wordsOverFloorDb(d, powers) < MIN_WORDS_OVER_FLOOR_DB) return { text: '', path: heard.path, rejected: true };
-  if (leftOutMs(d, powers) > MAX_LEFT_OUT_MS) return { text: '', path: heard.path, rejected: true, leftOut: true };
+  const segments = d.get_alignment().w ?? []; // serialised by the decoder: read once for both checks
+  if (wordsOverFloorDb(segments, powers) < MIN_WORDS_OVER_FLOOR_DB) return { text: '', path: heard.path, rejected: true };
+  if (leftOutMs(segments, powers) > MAX_LEFT_OUT_MS) return { text: '', path: heard.path, rejected: true, leftOut: true };
   return heard;
 }
 

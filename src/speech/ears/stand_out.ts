@@ -5,7 +5,7 @@
  * (a low percentile of its 10 ms frames: the pauses and edges of a turn), measured on the audio as it came, before
  * noise suppression.
  */
-import type { Decoder } from 'soundswallower';
+import type { Segment } from 'soundswallower';
 import { GARBAGE_PREFIX } from './grammar.js';
 
 const FRAME_SAMPLES = 80; // 10 ms at 8 kHz: the decoder's frame rate
@@ -34,10 +34,15 @@ export class FramePowers {
   }
 }
 
-/** dB by which the heard words' frames rise over the turn's floor; Infinity when no word was placed in time. */
-export function wordsOverFloorDb(decoder: Decoder, powers: number[]): number {
-  const words = (decoder.get_alignment().w ?? [])
-    .filter((w) => !/^[<([]/.test(w.t) && !w.t.startsWith(GARBAGE_PREFIX));
+/** A word of the reading that was said: not silence, a noise filler, a grammar joint or a garbage phone. */
+export const isSaidWord = (t: string): boolean => !/^[<([]/.test(t) && !t.startsWith(GARBAGE_PREFIX);
+
+/**
+ * dB by which the heard words' frames rise over the turn's floor; Infinity when no word was placed in time.
+ * `segments` are the decoder's last alignment (`get_alignment().w`).
+ */
+export function wordsOverFloorDb(segments: Segment[], powers: number[]): number {
+  const words = segments.filter((w) => isSaidWord(w.t));
   if (words.length === 0 || powers.length === 0) return Infinity;
   let sum = 0, n = 0;
   for (const w of words) {

@@ -16,3 +16,10 @@ export const OUT_OF_GRAMMAR = [
   'The football match was cancelled because of rain.', 'I need to check with my wife first.', 'Hang on, somebody is at the door.',
   'How did you get this number?', 'The kitchen needs a new coat of paint.', 'We went to the market on foot.',
 ];
+/** Answers said while thinking, as people do ("my name is, um, Rahul"), with the field each answers. */
+export const HESITANT: Array<[string, 'customer_name' | 'intent' | 'budget' | 'scheduled_slot']> = [
+  ['My name is, um, Rahul.', 'customer_name'], ['Uh, this is, uh, Anjali.', 'customer_name'],
+  ['We need, um, a villa.', 'intent'], ['I want a, uh, three bedroom flat.', 'intent'],
+  ['My budget is, uh, eighty lakh.', 'budget'], ['Uh, about, um, sixty lakh.', 'budget'],
+  ['Tomorrow at, uh, ten in the morning.', 'scheduled_slot'], ['Saturday, um, afternoon.', 'scheduled_slot'],
+];

@@ -24,6 +24,8 @@ t.test('days, dates and times', async (t) => {
   t.match(rule(jsgf, 'day'), /tomorrow/);
   t.match(rule(jsgf, 'weekday'), /sunday .* saturday/);
   t.match(rule(jsgf, 'time'), /a m \| p m/);
+  t.notMatch(rule(jsgf, 'time'), /<part>/, 'an hour takes a part of the day whole: "six in the evening", never "eight evening"');
+  t.match(rule(jsgf, 'hour_part'), /^<hour_part> = \(in the \(morning \| afternoon \| evening\) \| noon \| tonight\);$/);
   t.equal(spokenToText('sunday at eleven in the morning'.split(' ')), 'sunday at 11 am');
   t.equal(spokenToText('friday four p m'.split(' ')), 'friday 4 pm');
   t.equal(spokenToText('tomorrow afternoon at three'.split(' ')), 'tomorrow afternoon at 3');
@@ -52,12 +54,12 @@ t.test('without a known asked field every field is open, several in one sentence
     const g = buildGrammar(hint);
     const answer = rule(g.jsgf, 'answer');
     t.match(answer, /<name_said>.*<amount_said>.*<slot_said>.*<need_said>.*<yesno>.*<i_person>.*<i_stop_calling>/);
-    t.match(g.jsgf, /<said> = .*<answer> \(\[and\] <led_answer>\)\*/, 'several answers in one sentence');
+    t.match(g.jsgf, /<said> = .*<answer> \(\[and\] \[<hes>\] <led_answer>\)\*/, 'several answers in one sentence');
     const led = rule(g.jsgf, 'led_answer');
     t.match(led, /<name_led> \| <amount_said> \| <slot_led> \| <need_led>/, 'answers after the first carry their own lead');
     t.notMatch(led, /<yesno>|<i_|<name_said>/, 'no bare name, yes/no or intent after the first answer');
-    t.notMatch(rule(g.jsgf, 'name_led'), /\[/, "a later name needs its lead (\"i'm arjun\")");
-    t.match(rule(g.jsgf, 'need_led'), /\[we \| i\] <wanting> <wanted>/, 'a later need needs its verb');
+    t.match(rule(g.jsgf, 'name_led'), /^<name_led> = \([^[]*\) \[<hes>\] <name>;$/, "a later name needs its lead (\"i'm arjun\")");
+    t.match(rule(g.jsgf, 'need_led'), /\[we \| i\] <wanting> \[<hes>\] <wanted>/, 'a later need needs its verb');
   }
 });
 
@@ -67,8 +69,8 @@ t.test('an asked field weighs more, other fields stay in (one answer per turn), 
   t.match(answer, new RegExp(`/${WEIGHTS.asked}/ <amount_said>`));
   for (const other of ['name_said', 'slot_said', 'need_said']) t.match(answer, new RegExp(`/${WEIGHTS.open}/ <${other}>`), `mixed initiative: ${other}`);
   t.match(answer, /<yesno>.*<i_person>.*<i_not_interested>.*<i_stop_calling>.*<i_later>.*<i_who>.*<i_repeat>/);
-  t.notMatch(g.jsgf, /\(\[and\] <led_answer>\)\*/, 'one answer: no loop');
-  t.match(buildGrammar(undefined).jsgf, /\(\[and\] <led_answer>\)\*/, 'nothing asked: several answers in a sentence');
+  t.notMatch(g.jsgf, /<led_answer>/, 'one answer: no loop');
+  t.match(buildGrammar(undefined).jsgf, /\(\[and\] \[<hes>\] <led_answer>\)\*/, 'nothing asked: several answers in a sentence');
   const yn = buildGrammar({ open: [], yesNo: true });
   t.match(rule(yn.jsgf, 'answer'), new RegExp(`/${WEIGHTS.asked}/ <yesno>`));
   t.not(yn.key, g.key);
@@ -86,13 +88,28 @@ t.test('rejection: garbage and filler alone are no answer; content survives', as
 
 t.test('rejection: a field answered twice in one sentence is everyday speech tiled into answers', async (t) => {
   for (const tiled of ["um a studio around thirty crore i'm arjun and around two euros", "i want to buy it's geeta i'm anita",
-    'michael thursday mark sophie land', 'we land today tomorrow at two', 'nine dollars thirty six million'])
+    'michael thursday mark sophie land', 'we land today tomorrow at two', 'nine dollars thirty six million',
+    'saturday afternoon at two in the evening'])
     t.equal(readPath(tiled).rejected, true, tiled);
   for (const said of ['my name is arjun and my budget is one crore', 'i am pooja i want a house budget eighty lakh',
     'my name is fatima i want a villa budget three crore and wednesday at two p m suits me', 'fifty thousand dollars',
     'one point five crore', 'two crore rupees', "i'm not interested", 'who is this', 'call me later', 'i am looking for a flat',
-    'my budget is around ninety lakh', 'day after tomorrow at ten', 'this is anjali'])
+    'my budget is around ninety lakh', 'day after tomorrow at ten', 'this is anjali', 'tomorrow afternoon at three',
+    'sunday at eleven in the morning'])
     t.equal(readPath(said).rejected, false, said);
+});
+
+t.test('hesitations: heard where a caller stops to think, and dropped from the text', async (t) => {
+  const { jsgf } = buildGrammar(undefined);
+  t.match(rule(jsgf, 'hes'), /^<hes> = \(um \| uh \| er \| hmm\);$/);
+  t.match(rule(jsgf, 'name_said'), /\(my name is .*\) \[<hes>\]\] <name>/, 'after a name\'s lead');
+  t.match(rule(jsgf, 'amount_said'), /\[<hes>\] \[\(about .*\) \[<hes>\]\] <amount>/, 'after an amount\'s lead and its "about"');
+  t.match(rule(jsgf, 'time'), /^<time> = at \[<hes>\]/, 'after "at"');
+  t.match(rule(jsgf, 'said'), /\(\[and\] \[<hes>\] <led_answer>\)\*/, 'between answers');
+  t.same(readPath('my name is um rahul'), { text: 'my name is rahul', garbageShare: 0, rejected: false },
+    'not a second name after the lead');
+  t.equal(readPath('uh about er sixty lakh').text, 'about sixty lakh');
+  t.equal(readPath('um hmm').rejected, true, 'hesitations alone are no answer');
 });
 
 t.test('voice helpers: sentences and voice choice', async (t) => {

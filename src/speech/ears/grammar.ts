@@ -6,7 +6,7 @@
  * being forced onto the nearest phrase, and the reading (reading.ts) rejects a turn that holds no phrase.
  */
 import type { ListenHint } from '../../adapters/types.js';
-import { ALWAYS_ON, FIRST_NAMES, HOURS, PROPERTY_KINDS, TEENS, TENS, UNITS, WEEKDAYS } from './vocabulary.js';
+import { ALWAYS_ON, FIRST_NAMES, HESITATIONS, HOURS, PROPERTY_KINDS, TEENS, TENS, UNITS, WEEKDAYS } from './vocabulary.js';
 
 /** the acoustic model's phones: each becomes a garbage word `gb_<phone>` */
 export const GARBAGE_PHONES = ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'B', 'CH', 'D', 'DH', 'EH', 'ER', 'EY', 'F', 'G', 'HH', 'IH',
@@ -31,29 +31,36 @@ export const WEIGHTS = {
 const NAME_LEADS = "my name is | my name's | this is | i am | i'm | it's | call me";
 
 const number99 = `(${[...UNITS, ...TEENS].join(' | ')} | (${TENS.join(' | ')}) [${UNITS.join(' | ')}])`;
+// `[<hes>]` marks where a caller may stop to think: after a lead ("my budget is, uh, …", "at, um, ten"), between
+// answers. Heard as words, a hesitation is not left out of the reading nor taken for the next answer. Not between a
+// day and its part: there "um" took the place of "evening" ("friday um works for me") and the part was lost.
 const RULES: Record<string, string> = {
+  hes: `(${HESITATIONS.join(' | ')})`,
   n99: number99,
   digit: `(zero | oh | ${UNITS.join(' | ')})`,
   n: '(<n99> [hundred [and] [<n99>]] | a hundred [and] [<n99>])',
   scale: '(thousand | lakh | lakhs | crore | crores | million | billion)',
   currency: '(rupees | dollars | euros | pounds)',
   amount: '(<n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | a (million | billion | crore | lakh) [<currency>])',
-  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [about | around | up to | approximately | roughly | maximum] <amount> [is my limit | is my budget | maximum | max]",
+  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [<hes>] [(about | around | up to | approximately | roughly | maximum) [<hes>]] <amount> [is my limit | is my budget | maximum | max]",
   weekday: `(${WEEKDAYS.join(' | ')})`,
   day: '(today | tomorrow | day after tomorrow | [next | this | coming] <weekday>)',
   part: '([in the] (morning | afternoon | evening) | noon | tonight)',
-  time: `at (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <part>)`,
+  // after an hour a part of the day is said whole ("six in the evening", "twelve noon"): "eight evening" was a
+  // path for "Friday evening" that gave it an hour never said
+  hour_part: '(in the (morning | afternoon | evening) | noon | tonight)',
+  time: `at [<hes>] (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <hour_part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <hour_part>)`,
   when: '(<day> [<part>] [<time>] | <time> [<day>] | <part> [<time>])',
   fits: '(works for me | suits me | is fine | works | is good)',
   slot_said: '[on | maybe | how about] <when> [<fits>]',
   // a day with its time, or a time said to fit: a bare "Thursday" or "noon" after another answer tiles other speech
   slot_led: '[on | maybe | how about] (<day> (<part> [<time>] | <time>) | <time> <day>) [<fits>] | <when> <fits>',
   kind: `(${PROPERTY_KINDS.join(' | ')})`,
-  need: `[a | an] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
+  need: `[a | an] [<hes>] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
   wanting: '(need | want | are looking for | am looking for | would like | want to buy)',
   wanted: '(<need> | to (buy | rent | invest) [<need>])',
-  need_said: '[we | i] [<wanting>] <wanted>',
-  need_led: '[we | i] <wanting> <wanted>',
+  need_said: '[we | i] [<wanting> [<hes>]] <wanted>',
+  need_led: '[we | i] <wanting> [<hes>] <wanted>',
   yesno: "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]",
 };
 
@@ -109,10 +116,10 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per
     // place); an answer after the first carries its own lead ("budget three crore", "I want a villa"): bare names,
     // yes/no and short intents in a loop tile everyday speech into a row of answers
-    `<said> = [um | uh | well | so | okay] <answer> ${one ? '' : '([and] <led_answer>)* '}[please | thank you | thanks];`,
+    `<said> = [<hes> | well | so | okay] <answer> ${one ? '' : '([and] [<hes>] <led_answer>)* '}[please | thank you | thanks];`,
     `<answer> = ${answers.join(' | ')};`,
-    ...(one ? [] : ['<led_answer> = <name_led> | <amount_said> | <slot_led> | <need_led>;', `<name_led> = (${NAME_LEADS}) <name>;`]),
-    `<name_said> = [hello | hi] [${NAME_LEADS}] <name> [here];`,
+    ...(one ? [] : ['<led_answer> = <name_led> | <amount_said> | <slot_led> | <need_led>;', `<name_led> = (${NAME_LEADS}) [<hes>] <name>;`]),
+    `<name_said> = [hello | hi] [(${NAME_LEADS}) [<hes>]] <name> [here];`,
     `<name> = (${names.join(' | ')});`,
     `<garbage> = (${garbageWords().map(([g]) => g).join(' | ')});`,
     ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),

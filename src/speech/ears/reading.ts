@@ -1,13 +1,14 @@
 /**
- * Turns the recogniser's word path into the text the dialog reads, or rejects it. Garbage phones are dropped; a
- * turn with no content word left (only garbage and connecting words) is rejected as '' so the agent says it did not
- * catch that instead of recording a value that was never said. Spoken times become the digits the dialog's slot
- * reader takes ("eleven in the morning" -> "11 am", "two p m" -> "2 pm"); "b h k" becomes "bhk". A path that gives
- * one field two answers ("i'm arjun ... it's shreya", "thirty crore ... a lakh") is rejected too: a caller says a
- * field once in a sentence, and such a row is everyday speech tiled into the grammar's shortest answers.
+ * Turns the recogniser's word path into the text the dialog reads, or rejects it. Garbage phones and hesitations
+ * ("um", "uh") are dropped; a turn with no content word left (only garbage and connecting words) is rejected as '' so
+ * the agent says it did not catch that instead of recording a value that was never said. Spoken times become the
+ * digits the dialog's slot reader takes ("eleven in the morning" -> "11 am", "two p m" -> "2 pm"); "b h k" becomes
+ * "bhk". A path that gives one field two answers ("i'm arjun ... it's shreya", "thirty crore ... a lakh") is rejected
+ * too: a caller says a field once in a sentence, and such a row is everyday speech tiled into the grammar's shortest
+ * answers.
  */
 import { GARBAGE_PREFIX } from './grammar.js';
-import { FIRST_NAMES, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
+import { FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
 
 /** words that carry nothing by themselves: a turn of only these (and garbage) is rejected */
 const EMPTY_WORDS = new Set(['my', 'name', 'is', 'i', 'am', "i'm", 'we', 'need', 'want', 'looking', 'for', 'a', 'an', 'the',
@@ -27,7 +28,7 @@ export const MAX_GARBAGE_PER_CONTENT_WORD = 3;
 export function readPath(path: string): Reading {
   const words = path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('['));
   const garbage = words.filter((w) => w.startsWith(GARBAGE_PREFIX)).length;
-  const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, ''));
+  const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, '')).filter((w) => !HESITATION.has(w));
   const content = kept.filter((w) => !EMPTY_WORDS.has(w)).length;
   const garbageShare = words.length ? garbage / words.length : 0;
   const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content || answersOneFieldTwice(kept);
@@ -35,24 +36,27 @@ export function readPath(path: string): Reading {
 }
 
 const NAMES = new Set(FIRST_NAMES);
+const HESITATION = new Set(HESITATIONS);
 const NAME_LEAD_ENDS = new Set(['is', "name's", 'am', "i'm", "it's", 'me']);
 const SCALES = new Set(['thousand', 'lakh', 'lakhs', 'crore', 'crores', 'million', 'billion']);
 const CURRENCIES = new Set(['rupees', 'dollars', 'euros', 'pounds']);
 const DAYS = new Set([...WEEKDAYS, 'today', 'tomorrow']);
+const PARTS_OF_DAY = new Set(['morning', 'afternoon', 'evening', 'noon', 'tonight']);
 
 /**
  * Whether the words give a field more than one answer: two names (a listed name, or the word after a name's lead),
- * two amounts (each ends in one scale word or currency) or two days.
+ * two amounts (each ends in one scale word or currency), two days or two parts of a day.
  */
 export function answersOneFieldTwice(words: string[]): boolean {
-  let names = 0, amounts = 0, days = 0;
+  let names = 0, amounts = 0, days = 0, parts = 0;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
     if (NAMES.has(w) || (NAME_LEAD_ENDS.has(words[i - 1]) && !isLeadWord(w))) names++;
     if (SCALES.has(w) || (CURRENCIES.has(w) && !SCALES.has(words[i - 1]))) amounts++;
     if (DAYS.has(w)) days++;
+    if (PARTS_OF_DAY.has(w)) parts++;
   }
-  return names > 1 || amounts > 1 || days > 1;
+  return names > 1 || amounts > 1 || days > 1 || parts > 1;
 }
 
 /** words that follow a name's lead without being a name ("my name is", "i am looking", "call me later") */

@@ -37,6 +37,8 @@ export const TENS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', '
 export const NUMBER_WORDS: Record<string, number> = Object.fromEntries([
   ['zero', 0], ...UNITS.map((w, i) => [w, i + 1]), ...TEENS.map((w, i) => [w, i + 10]), ...TENS.map((w, i) => [w, (i + 2) * 10]),
 ]);
+/** what a caller says while thinking ("my name is, um, Rahul"): heard as words, never part of an answer */
+export const HESITATIONS = ['um', 'uh', 'er', 'hmm'];
 export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 export const HOURS = [...UNITS, 'ten', 'eleven', 'twelve'];
 export const PROPERTY_KINDS = ['flat', 'apartment', 'villa', 'house', 'home', 'plot', 'land', 'office', 'shop', 'penthouse',

@@ -103,13 +103,22 @@ t.test('hesitations: heard where a caller stops to think, and dropped from the t
   const { jsgf } = buildGrammar(undefined);
   t.match(rule(jsgf, 'hes'), /^<hes> = \(um \| uh \| er \| hmm\);$/);
   t.match(rule(jsgf, 'name_said'), /\(my name is .*\) \[<hes>\]\] <name>/, 'after a name\'s lead');
-  t.match(rule(jsgf, 'amount_said'), /\[<hes>\] \[\(about .*\) \[<hes>\]\] <amount>/, 'after an amount\'s lead and its "about"');
-  t.match(rule(jsgf, 'time'), /^<time> = at \[<hes>\]/, 'after "at"');
+  t.match(rule(jsgf, 'amount_said'), /\[<hes>\] \[\(about .*\) \[<hes>\]\] \(<amount> \| <n> to <n> <scale> \[<currency>\]\)/, 'after an amount\'s lead and its "about"');
+  t.match(rule(jsgf, 'time'), /^<time> = \(at \[around \| about\] \| around\) \[<hes>\]/, 'after "at" or "around"');
   t.match(rule(jsgf, 'said'), /\(\[and\] \[<hes>\] <led_answer>\)\*/, 'between answers');
   t.same(readPath('my name is um rahul'), { text: 'my name is rahul', garbageShare: 0, rejected: false },
     'not a second name after the lead');
   t.equal(readPath('uh about er sixty lakh').text, 'about sixty lakh');
   t.equal(readPath('um hmm').rejected, true, 'hesitations alone are no answer');
+});
+
+t.test('everyday ways to say an answer: a range, "under", "only", "half a crore", "around eleven"', async (t) => {
+  const { jsgf } = buildGrammar(undefined);
+  t.match(rule(jsgf, 'amount_said'), /not more than \| under \| below/);
+  t.match(rule(jsgf, 'amount_said'), /\| only\];$/);
+  t.match(rule(jsgf, 'amount'), /\[half\] a \(million/);
+  t.equal(readPath('fifty to sixty lakh').rejected, false, 'a range is one amount');
+  t.equal(spokenToText('tomorrow at around four p m'.split(' ')), 'tomorrow at around 4 pm');
 });
 
 t.test('voice helpers: sentences and voice choice', async (t) => {

@@ -41,15 +41,15 @@ const RULES: Record<string, string> = {
   n: '(<n99> [hundred [and] [<n99>]] | a hundred [and] [<n99>])',
   scale: '(thousand | lakh | lakhs | crore | crores | million | billion)',
   currency: '(rupees | dollars | euros | pounds)',
-  amount: '(<n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | a (million | billion | crore | lakh) [<currency>])',
-  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [<hes>] [(about | around | up to | approximately | roughly | maximum) [<hes>]] <amount> [is my limit | is my budget | maximum | max]",
+  amount: '(<n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | [half] a (million | billion | crore | lakh) [<currency>])',
+  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [<hes>] [(about | around | up to | approximately | roughly | maximum | not more than | under | below | less than | within) [<hes>]] (<amount> | <n> to <n> <scale> [<currency>]) [is my limit | is my budget | maximum | max | only]",
   weekday: `(${WEEKDAYS.join(' | ')})`,
   day: '(today | tomorrow | day after tomorrow | [next | this | coming] <weekday>)',
   part: '([in the] (morning | afternoon | evening) | noon | tonight)',
   // after an hour a part of the day is said whole ("six in the evening", "twelve noon"): "eight evening" was a
   // path for "Friday evening" that gave it an hour never said
   hour_part: '(in the (morning | afternoon | evening) | noon | tonight)',
-  time: `at [<hes>] (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <hour_part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <hour_part>)`,
+  time: `(at [around | about] | around) [<hes>] (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <hour_part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <hour_part>)`,
   when: '(<day> [<part>] [<time>] | <time> [<day>] | <part> [<time>])',
   fits: '(works for me | suits me | is fine | works | is good)',
   slot_said: '[on | maybe | how about] <when> [<fits>]',

@@ -1,0 +1,31 @@
+/**
+ * Answers as people say them, through the recogniser in two Flite voices over a phone line: with hesitations ("my
+ * budget is, uh, eighty lakh"), and budgets and times in everyday words ("fifty lakhs only", "around eleven"). Before
+ * the grammar held these, the decoder forced them onto the nearest path: a wrong value rather than a rejection.
+ */
+import t from 'tap';
+import { recognise } from '../../src/speech/ears/recogniser.js';
+import { closeSpeechPool } from '../../src/speech/pool.js';
+import { phoneLine } from './helpers/phone_line.js';
+
+t.teardown(closeSpeechPool);
+
+const FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot'];
+const hear = async (text: string, voice: string, asking: string) => recognise(await phoneLine(text, voice), 8000, { asking, open: FIELDS });
+
+t.test('answers with hesitations are heard whole: the "uh" is a word of the path, not speech left out', async (t) => {
+  for (const voice of ['kal16', 'slt']) {
+    const budget = await hear('My budget is, uh, eighty lakh.', voice, 'budget');
+    t.match(budget.text, /^my budget is (up to )?eighty lakh$/, `${voice}: ${budget.path}`);
+    const slot = await hear('Tomorrow at, uh, ten in the morning.', voice, 'scheduled_slot');
+    t.equal(slot.text, 'tomorrow at 10 am', `${voice}: ${slot.path}`);
+  }
+});
+
+t.test('budgets and times in everyday words', async (t) => {
+  for (const voice of ['kal16', 'slt']) {
+    t.equal((await hear('Eighty lakh rupees only.', voice, 'budget')).text, 'eighty lakh rupees only', voice);
+    t.equal((await hear('Tomorrow at around four p m.', voice, 'scheduled_slot')).text, 'tomorrow at around 4 pm', voice);
+    t.equal((await hear('Sunday morning around eleven.', voice, 'scheduled_slot')).text, 'sunday morning around eleven', voice);
+  }
+});

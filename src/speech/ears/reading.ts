@@ -15,6 +15,8 @@ const EMPTY_WORDS = new Set(['my', 'name', 'is', 'i', 'am', "i'm", 'we', 'need',
   'about', 'around', 'budget', 'limit', 'maximum', 'and', 'suits', 'me', 'works', 'fine', 'please', 'hello', 'hi', 'here', 'um',
   'uh', 'would', 'like', 'at', 'on', 'it', 'that', 'something', 'approximately', 'up', 'to', "it's", 'this', 'call', "my", "name's", 'in']);
 
+const HESITATION = new Set(HESITATIONS);
+
 export interface Reading {
   text: string;
   /** share of the turn's words that were garbage phones (0..1) */
@@ -28,7 +30,8 @@ export const MAX_GARBAGE_PER_CONTENT_WORD = 3;
 export function readPath(path: string): Reading {
   const words = path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('['));
   const garbage = words.filter((w) => w.startsWith(GARBAGE_PREFIX)).length;
-  const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, '')).filter((w) => !HESITATION.has(w));
+  const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, ''))
+    .filter((w) => !HESITATION.has(w));
   const content = kept.filter((w) => !EMPTY_WORDS.has(w)).length;
   const garbageShare = words.length ? garbage / words.length : 0;
   const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content || answersOneFieldTwice(kept);
@@ -36,7 +39,6 @@ export function readPath(path: string): Reading {
 }
 
 const NAMES = new Set(FIRST_NAMES);
-const HESITATION = new Set(HESITATIONS);
 const NAME_LEAD_ENDS = new Set(['is', "name's", 'am', "i'm", "it's", 'me']);
 const SCALES = new Set(['thousand', 'lakh', 'lakhs', 'crore', 'crores', 'million', 'billion']);
 const CURRENCIES = new Set(['rupees', 'dollars', 'euros', 'pounds']);

@@ -23,3 +23,10 @@ export const HESITANT: Array<[string, 'customer_name' | 'intent' | 'budget' | 's
   ['My budget is, uh, eighty lakh.', 'budget'], ['Uh, about, um, sixty lakh.', 'budget'],
   ['Tomorrow at, uh, ten in the morning.', 'scheduled_slot'], ['Saturday, um, afternoon.', 'scheduled_slot'],
 ];
+/** Budgets and times in everyday words ("fifty lakh only", "around eleven"), with the field each answers. */
+export const PHRASED: Array<[string, 'budget' | 'scheduled_slot']> = [
+  ['Fifty lakh only.', 'budget'], ['Eighty lakh rupees only.', 'budget'], ['Not more than fifty lakh.', 'budget'],
+  ['Fifty to sixty lakh.', 'budget'], ['Under one crore.', 'budget'], ['Half a crore.', 'budget'],
+  ['Sunday morning around eleven.', 'scheduled_slot'], ['Tomorrow at around four p m.', 'scheduled_slot'],
+  ['Saturday around three in the afternoon.', 'scheduled_slot'],
+];

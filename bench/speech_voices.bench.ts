@@ -2,8 +2,8 @@
  * The grammar recogniser on voices other than the offline voice's own: the bench lines (bench/speech_lines.ts)
  * rendered by espeak-ng (six voices) and festival (its diphone voice) when those Debian programs are installed
  * (`apt-get install -y espeak-ng festival`; only this bench uses them), and by the four Flite voices always, each
- * through a phone line (8 kHz, G.711 mu-law). Every answer line (and every answer said with hesitations: "my name is,
- * um, Rahul") is heard with the question of its field asked and with nothing asked (several answers in a sentence);
+ * through a phone line (8 kHz, G.711 mu-law). Every answer line (and every answer said with hesitations, "my name is,
+ * um, Rahul", or in everyday words, "fifty lakh only") is heard with the question of its field asked and with nothing asked (several answers in a sentence);
  * the everyday lines, which no grammar holds, with budget asked and with nothing asked. Per voice family: answers
  * heard exactly, heard as something else, rejected; everyday lines accepted (each a wrong value).
  *
@@ -19,7 +19,7 @@ import { recognise } from '../src/speech/ears/recogniser.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
-import { HESITANT, IN_GRAMMAR, OUT_OF_GRAMMAR } from './speech_lines.js';
+import { HESITANT, IN_GRAMMAR, OUT_OF_GRAMMAR, PHRASED } from './speech_lines.js';
 
 const ESPEAK_VOICES = ['en+m3', 'en-us+f2', 'en-gb-scotland', 'en+f4', 'en-029', 'en-us+m1'];
 const FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot'];
@@ -45,8 +45,8 @@ function external(program: 'espeak' | 'festival', voice: string, text: string): 
 
 /** the field an answer line answers (the order of bench/speech_lines.ts); intents and several answers: budget asked */
 function fieldOf(text: string): string {
-  const hesitant = HESITANT.find(([t]) => t === text);
-  if (hesitant) return hesitant[1];
+  const other = [...HESITANT, ...PHRASED].find(([t]) => t === text);
+  if (other) return other[1];
   const i = IN_GRAMMAR.indexOf(text);
   return i < 5 ? 'customer_name' : i < 9 ? 'intent' : i < 14 ? 'budget' : i < 18 ? 'scheduled_slot' : 'budget';
 }
@@ -56,9 +56,10 @@ const FILLERS = new Set(['um', 'uh', 'er', 'hmm', 'well', 'so', 'okay', 'please'
 const said = (s: string) => spokenToText(s.toLowerCase().replace(/[^a-z0-9:' ]/g, ' ').split(/\s+/).filter((w) => w && !FILLERS.has(w)))
   .split(' ').filter((w) => !FILLERS.has(w)).join(' ');
 
-type Line = { family: string; text: string; oog: boolean; hesitant?: boolean; pcm: Int16Array };
+type Line = { family: string; text: string; oog: boolean; kind?: 'hesitant' | 'phrased'; pcm: Int16Array };
 const lines: Line[] = [];
-const all = [...IN_GRAMMAR.map((text) => ({ text, oog: false })), ...HESITANT.map(([text]) => ({ text, oog: false, hesitant: true })),
+const all = [...IN_GRAMMAR.map((text) => ({ text, oog: false })), ...HESITANT.map(([text]) => ({ text, oog: false, kind: 'hesitant' as const })),
+  ...PHRASED.map(([text]) => ({ text, oog: false, kind: 'phrased' as const })),
   ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))];
 if (installed('espeak-ng')) for (const v of ESPEAK_VOICES) for (const l of all) lines.push({ family: 'espeak-ng', ...l, pcm: external('espeak', v, l.text) });
 else console.log('espeak-ng is not installed: its voices are left out');
@@ -74,12 +75,12 @@ const rows = [];
 type Counts = { right: number; wrong: number; rejected: number; answers: number };
 const none = (): Counts => ({ right: 0, wrong: 0, rejected: 0, answers: 0 });
 for (const asked of [true, false]) {
-  const byFamily = new Map<string, Counts & { oogAccepted: number; oog: number; hesitant: Counts }>();
+  const byFamily = new Map<string, Counts & { oogAccepted: number; oog: number; hesitant: Counts; phrased: Counts }>();
   let cpuMs = 0, seconds = 0;
   for (const l of lines) {
-    const family = byFamily.get(l.family) ?? { ...none(), oogAccepted: 0, oog: 0, hesitant: none() };
+    const family = byFamily.get(l.family) ?? { ...none(), oogAccepted: 0, oog: 0, hesitant: none(), phrased: none() };
     byFamily.set(l.family, family);
-    const s = l.hesitant ? family.hesitant : family;
+    const s = l.kind ? family[l.kind] : family;
     const hint = asked ? { asking: l.oog ? 'budget' : fieldOf(l.text), open: FIELDS } : undefined;
     const c = process.cpuUsage();
     const speech = trimToSpeech(l.pcm, 8000);
@@ -95,7 +96,8 @@ for (const asked of [true, false]) {
   }
   for (const [family, s] of byFamily) rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: family,
     'answers heard right': `${s.right}/${s.answers}`, wrong: s.wrong, rejected: s.rejected, 'everyday lines accepted': `${s.oogAccepted}/${s.oog}`,
-    'hesitant answers right / wrong / rejected': `${s.hesitant.right}/${s.hesitant.answers} / ${s.hesitant.wrong} / ${s.hesitant.rejected}` });
+    'hesitant answers right / wrong / rejected': `${s.hesitant.right}/${s.hesitant.answers} / ${s.hesitant.wrong} / ${s.hesitant.rejected}`,
+    'everyday phrasings right / wrong / rejected': `${s.phrased.right}/${s.phrased.answers} / ${s.phrased.wrong} / ${s.phrased.rejected}` });
   rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: 'CPU ms per speech s', 'answers heard right': String(Math.round(cpuMs / seconds)) });
 }
 console.log('bench lines through a phone line, by voice family ("right" ignores fillers such as "um", "please" and "a"):');

@@ -3,9 +3,10 @@
  * rendered by espeak-ng (six voices) and festival (its diphone voice) when those Debian programs are installed
  * (`apt-get install -y espeak-ng festival`; only this bench uses them), and by the four Flite voices always, each
  * through a phone line (8 kHz, G.711 mu-law). Every answer line (and every answer said with hesitations, "my name is,
- * um, Rahul", or in everyday words, "fifty lakh only") is heard with the question of its field asked and with nothing asked (several answers in a sentence);
- * the everyday lines, which no grammar holds, with budget asked and with nothing asked. Per voice family: answers
- * heard exactly, heard as something else, rejected; everyday lines accepted (each a wrong value).
+ * um, Rahul", or in everyday words, "fifty lakh only") is heard with the question of its field asked and with nothing
+ * asked (several answers in a sentence); the everyday lines, which no grammar holds, with budget asked and with
+ * nothing asked. Per voice family: answers heard exactly, heard as something else, rejected; everyday lines accepted
+ * (each a wrong value).
  *
  *   npm run bench -- speech_voices
  */

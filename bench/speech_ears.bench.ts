@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { mulawDecode, mulawEncode, readWav, resample } from '../src/audio/index.js';
+import { readWav } from '../src/audio/index.js';
 import type { ListenHint } from '../src/adapters/types.js';
 import type { Decoder } from 'soundswallower';
 import { grammarFor, heardFrom, newDecoder, recognise, setGrammar, toFloat } from '../src/speech/ears/recogniser.js';
@@ -24,18 +24,11 @@ import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
 import { loadManifest } from './speech_dev_lib.js';
 import { colouredNoise } from './audio_noise.js';
+import { phoneLine, withPinkNoise } from './phone_line.js';
 import { IN_GRAMMAR, OUT_OF_GRAMMAR } from './speech_lines.js';
 
 /** words the recogniser may add around an answer without changing it */
 const FILLERS = new Set(['um', 'uh', 'well', 'so', 'okay', 'please', 'thanks']);
-
-/** 16 kHz speech through a phone line (8 kHz, G.711 mu-law), with 0.3 s of quiet before and 0.5 s after. */
-function phoneLine(pcm16k: Int16Array): Int16Array {
-  const speech = mulawDecode(mulawEncode(resample(pcm16k, 16000, 8000)));
-  const out = new Int16Array(2400 + speech.length + 4000);
-  out.set(speech, 2400);
-  return out;
-}
 
 /** One turn through a decoder as the recogniser hears it, with or without noise suppression. */
 function hearWith(d: Decoder, pcm: Int16Array, suppress: boolean) {
@@ -45,16 +38,6 @@ function hearWith(d: Decoder, pcm: Int16Array, suppress: boolean) {
   d.process_audio(toFloat(suppress ? suppressNoise(pcm) : pcm), false, true);
   d.stop();
   return heardFrom(d, powers.powers);
-}
-
-/** Seeded pink noise at `snr` dB under the power of the line's speech (the part between its quiet edges). */
-function withNoise(pcm: Int16Array, snr: number, seed: number): Int16Array {
-  if (snr === Infinity) return pcm;
-  let e = 0;
-  for (let i = 2400; i < pcm.length - 4000; i++) e += pcm[i] * pcm[i];
-  const noise = colouredNoise('pink', pcm.length, seed, 8000);
-  const gain = Math.sqrt(e / (pcm.length - 6400) / 10 ** (snr / 10));
-  return Int16Array.from(pcm, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + gain * noise[i]))));
 }
 
 const dir = process.env.SPEECH_DEV_DIR ?? path.resolve('../shared/speech-dev');
@@ -132,7 +115,7 @@ for (const t of turns) console.log(`  ${JSON.stringify(t.text).padEnd(60)} -> ${
 // a signal-to-noise ratio over each line's speech, heard with and without the ears' noise suppression, asked budget.
 await loadFlite();
 const lines = (['kal16', 'slt', 'rms', 'awb'] as const).flatMap((voice) => [...IN_GRAMMAR.map((text) => ({ text, oog: false })),
-  ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))].map((l) => ({ ...l, voice, pcm: phoneLine(renderAt(l.text, voice, 16000)) })));
+  ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))].map((l) => ({ ...l, voice, pcm: phoneLine(renderAt(l.text, voice, 16000), 16000) })));
 const decoder = await newDecoder();
 setGrammar(decoder, grammarFor(decoder, { asking: 'budget', open: ['budget'] }), undefined);
 const said = (text: string) => spokenToText(text.toLowerCase().replace(/[^a-z' ]/g, ' ').split(/\s+/).filter(Boolean));
@@ -141,7 +124,7 @@ for (const snr of [Infinity, 20, 12]) {
   for (const suppress of [false, true]) {
     let right = 0, rejected = 0, oogAccepted = 0;
     for (const [i, l] of lines.entries()) {
-      const r = hearWith(decoder, trimToSpeech(withNoise(l.pcm, snr, i + 1), 8000), suppress);
+      const r = hearWith(decoder, trimToSpeech(withPinkNoise(l.pcm, snr, i + 1), 8000), suppress);
       if (l.oog) oogAccepted += r.rejected ? 0 : 1;
       else if (r.rejected) rejected++;
       else if (r.text.split(' ').filter((w) => !FILLERS.has(w)).join(' ') === said(l.text)) right++;

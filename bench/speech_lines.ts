@@ -2,6 +2,8 @@
  * Caller lines for the recogniser's benches, written for this bench (not taken from the speech-dev set): answers the
  * grammars hold, and everyday speech they do not, which must be rejected.
  */
+import { spokenToText } from '../src/speech/ears/reading.js';
+
 export const IN_GRAMMAR = [
   'My name is Rahul.', 'This is Anjali.', 'Vikram here.', 'Hi, I am Sunil.', 'Deepak.',
   'We are looking for a three bedroom apartment.', 'I want a villa.', 'We need a plot.', 'A two B H K flat.',
@@ -30,3 +32,16 @@ export const PHRASED: Array<[string, 'budget' | 'scheduled_slot']> = [
   ['Sunday morning around eleven.', 'scheduled_slot'], ['Tomorrow at around four p m.', 'scheduled_slot'],
   ['Saturday around three in the afternoon.', 'scheduled_slot'],
 ];
+
+/** Budgets said with a teen and with its ten ("sixteen lakh", "sixty lakh"): to the model they differ in one phone. */
+export const TEENS_AND_TENS = [
+  'Thirteen lakh.', 'Thirty lakh.', 'Fourteen thousand dollars.', 'Forty thousand dollars.', 'About fifteen lakh.',
+  'About fifty lakh.', 'Sixteen crore.', 'Sixty crore.', 'My budget is seventeen lakh.', 'My budget is seventy lakh.',
+  'Eighteen lakh rupees.', 'Eighty lakh rupees.', 'Up to nineteen thousand.', 'Up to ninety thousand.',
+];
+
+// words that carry no value: "uh two bhk flat" for "A two B H K flat" is the flat that was asked for
+const FILLERS = new Set(['um', 'uh', 'er', 'hmm', 'well', 'so', 'okay', 'please', 'thanks', 'thank', 'you', 'a', 'an']);
+/** A line, or the recogniser's text of it, as the dialog reads it with fillers dropped: equal when heard right. */
+export const asRead = (s: string): string => spokenToText(s.toLowerCase().replace(/[^a-z0-9:' ]/g, ' ').split(/\s+/).filter((w) => w && !FILLERS.has(w)))
+  .split(' ').filter((w) => !FILLERS.has(w)).join(' ');

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildGrammar, grammarWord, WEIGHTS } from '../../src/speech/ears/grammar.js';
-import { readPath, spokenToText } from '../../src/speech/ears/reading.js';
+import { hasFallingRange, readPath, spokenToText } from '../../src/speech/ears/reading.js';
 import { EXTRA_PRONUNCIATIONS, FIRST_NAMES } from '../../src/speech/ears/vocabulary.js';
 import { trimToSpeech } from '../../src/speech/ears/trim.js';
 import { sentences } from '../../src/speech/voice/sentences.js';
@@ -119,6 +119,15 @@ t.test('everyday ways to say an answer: a range, "under", "only", "half a crore"
   t.match(rule(jsgf, 'amount'), /\[half\] a \(million/);
   t.equal(readPath('fifty to sixty lakh').rejected, false, 'a range is one amount');
   t.equal(spokenToText('tomorrow at around four p m'.split(' ')), 'tomorrow at around 4 pm');
+});
+
+t.test('rejection: a range that falls is a teen or a ten misheard as two numbers', async (t) => {
+  for (const falling of ['ten to three lakh', 'my budget is four to two thousand dollars', 'six to six lakh', 'a hundred to ninety thousand'])
+    t.equal(readPath(falling).rejected, true, falling);
+  for (const rising of ['fifty to sixty lakh', 'up to ninety thousand', 'five to ninety thousand', 'two hundred and fifty to three hundred thousand',
+    'i want to buy a flat', 'can i talk to a real person'])
+    t.equal(readPath(rising).rejected, false, rising);
+  t.equal(hasFallingRange('ninety to a hundred lakh'.split(' ')), false, '"a hundred" is a number');
 });
 
 t.test('voice helpers: sentences and voice choice', async (t) => {

@@ -5,7 +5,7 @@
  * digits the dialog's slot reader takes ("eleven in the morning" -> "11 am", "two p m" -> "2 pm"); "b h k" becomes
  * "bhk". A path that gives one field two answers ("i'm arjun ... it's shreya", "thirty crore ... a lakh") is rejected
  * too: a caller says a field once in a sentence, and such a row is everyday speech tiled into the grammar's shortest
- * answers.
+ * answers. So is a range that falls ("ten to three lakh"): nobody says one, it is a misheard "seventeen lakh".
  */
 import { GARBAGE_PREFIX } from './grammar.js';
 import { FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
@@ -34,7 +34,7 @@ export function readPath(path: string): Reading {
     .filter((w) => !HESITATION.has(w));
   const content = kept.filter((w) => !EMPTY_WORDS.has(w)).length;
   const garbageShare = words.length ? garbage / words.length : 0;
-  const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content || answersOneFieldTwice(kept);
+  const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content || answersOneFieldTwice(kept) || hasFallingRange(kept);
   return { text: rejected ? '' : spokenToText(kept), garbageShare, rejected };
 }
 
@@ -59,6 +59,37 @@ export function answersOneFieldTwice(words: string[]): boolean {
     if (PARTS_OF_DAY.has(w)) parts++;
   }
   return names > 1 || amounts > 1 || days > 1 || parts > 1;
+}
+
+/**
+ * Whether the words hold a range whose second number is not above its first ("ten to three lakh", "four to two
+ * thousand"): a range of a budget rises, so such a reading is a teen or a ten misheard as two numbers.
+ */
+export function hasFallingRange(words: string[]): boolean {
+  const runs = numberRuns(words);
+  return words.some((w, k) => {
+    if (w !== 'to') return false;
+    const from = runs.find((r) => r.end === k), to = runs.find((r) => r.start === k + 1);
+    return from !== undefined && to !== undefined && to.value <= from.value;
+  });
+}
+
+/** Runs of number words with their values, as the grammar says numbers: "sixty", "two hundred and fifty", "a hundred". */
+function numberRuns(words: string[]): Array<{ start: number; end: number; value: number }> {
+  const runs = [];
+  const inRun = (j: number) => NUMBER_WORDS[words[j]] !== undefined || words[j] === 'hundred'
+    || (words[j] === 'a' && words[j + 1] === 'hundred') || (words[j] === 'and' && words[j - 1] === 'hundred' && NUMBER_WORDS[words[j + 1]] !== undefined);
+  for (let i = 0; i < words.length; i++) {
+    if (!inRun(i) || words[i] === 'hundred' || words[i] === 'and') continue;
+    let j = i, value = 0;
+    for (; j < words.length && inRun(j); j++) {
+      if (words[j] === 'hundred') value = (value || 1) * 100;
+      else value += NUMBER_WORDS[words[j]] ?? 0;
+    }
+    runs.push({ start: i, end: j, value });
+    i = j - 1;
+  }
+  return runs;
 }
 
 /** words that follow a name's lead without being a name ("my name is", "i am looking", "call me later") */

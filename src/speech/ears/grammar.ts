@@ -6,7 +6,7 @@
  * being forced onto the nearest phrase, and the reading (reading.ts) rejects a turn that holds no phrase.
  */
 import type { ListenHint } from '../../adapters/types.js';
-import { ALWAYS_ON, FIRST_NAMES, HESITATIONS, HOURS, PROPERTY_KINDS, TEENS, TENS, UNITS, WEEKDAYS } from './vocabulary.js';
+import { ALWAYS_ON, DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS, PROPERTY_KINDS, TEENS, TENS, UNITS, WEEKDAYS } from './vocabulary.js';
 
 /** the acoustic model's phones: each becomes a garbage word `gb_<phone>` */
 export const GARBAGE_PHONES = ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'B', 'CH', 'D', 'DH', 'EH', 'ER', 'EY', 'F', 'G', 'HH', 'IH',
@@ -30,6 +30,8 @@ export const WEIGHTS = {
 /** Words a name can arrive in: "my name is Meera", "this is Karan", "Arun here". */
 const NAME_LEADS = "my name is | my name's | this is | i am | i'm | it's | call me";
 
+const dayParts = `(${DAY_PARTS.join(' | ')})`;
+const alone = DAY_PARTS_ALONE.join(' | ');
 const number99 = `(${[...UNITS, ...TEENS].join(' | ')} | (${TENS.join(' | ')}) [${UNITS.join(' | ')}])`;
 // `[<hes>]` marks where a caller may stop to think: after a lead ("my budget is, uh, …", "at, um, ten"), between
 // answers. Heard as words, a hesitation is not left out of the reading nor taken for the next answer. Not between a
@@ -45,10 +47,10 @@ const RULES: Record<string, string> = {
   amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [<hes>] [(about | around | up to | approximately | roughly | maximum | not more than | under | below | less than | within) [<hes>]] (<amount> | <n> to <n> <scale> [<currency>]) [is my limit | is my budget | maximum | max | only]",
   weekday: `(${WEEKDAYS.join(' | ')})`,
   day: '(today | tomorrow | day after tomorrow | [next | this | coming] <weekday>)',
-  part: '([in the] (morning | afternoon | evening) | noon | tonight)',
+  part: `([in the] ${dayParts} | ${alone})`,
   // after an hour a part of the day is said whole ("six in the evening", "twelve noon"): "eight evening" was a
   // path for "Friday evening" that gave it an hour never said
-  hour_part: '(in the (morning | afternoon | evening) | noon | tonight)',
+  hour_part: `(in the ${dayParts} | ${alone})`,
   time: `(at [around | about] | around) [<hes>] (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] [a m | p m | <hour_part>] | (${HOURS.join(' | ')}) [o'clock | fifteen | thirty | forty five] (a m | p m | o'clock | <hour_part>)`,
   when: '(<day> [<part>] [<time>] | <time> [<day>] | <part> [<time>])',
   fits: '(works for me | suits me | is fine | works | is good)',

@@ -8,7 +8,7 @@
  * answers. So is a range that falls ("ten to three lakh"): nobody says one, it is a misheard "seventeen lakh".
  */
 import { GARBAGE_PREFIX } from './grammar.js';
-import { FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
+import { DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
 
 /** words that carry nothing by themselves: a turn of only these (and garbage) is rejected */
 const EMPTY_WORDS = new Set(['my', 'name', 'is', 'i', 'am', "i'm", 'we', 'need', 'want', 'looking', 'for', 'a', 'an', 'the',
@@ -43,7 +43,7 @@ const NAME_LEAD_ENDS = new Set(['is', "name's", 'am', "i'm", "it's", 'me']);
 const SCALES = new Set(['thousand', 'lakh', 'lakhs', 'crore', 'crores', 'million', 'billion']);
 const CURRENCIES = new Set(['rupees', 'dollars', 'euros', 'pounds']);
 const DAYS = new Set([...WEEKDAYS, 'today', 'tomorrow']);
-const PARTS_OF_DAY = new Set(['morning', 'afternoon', 'evening', 'noon', 'tonight']);
+const PARTS_OF_DAY = new Set([...DAY_PARTS, ...DAY_PARTS_ALONE]);
 
 /**
  * Whether the words give a field more than one answer: two names (a listed name, or the word after a name's lead),
@@ -112,9 +112,9 @@ export function spokenToText(words: string[]): string {
     if (words[j] === 'forty' && words[j + 1] === 'five') { text += ':45'; j += 2; }
     else if (words[j] in MINUTES && !(words[j] === 'fifteen' && !isTimeTail(words, j + 1) && words[i - 1] !== 'at')) { text += MINUTES[words[j]]; j++; }
     if ((words[j] === 'a' || words[j] === 'p') && words[j + 1] === 'm') { text += ` ${words[j]}m`; j += 2; }
-    else if (words[j] === 'in' && words[j + 1] === 'the' && ['morning', 'afternoon', 'evening'].includes(words[j + 2])) {
+    else if (words[j] === 'in' && words[j + 1] === 'the' && DAY_PARTS.includes(words[j + 2])) {
       text += words[j + 2] === 'morning' ? ' am' : ' pm'; j += 3;
-    } else if (['morning', 'afternoon', 'evening'].includes(words[j])) { text += words[j] === 'morning' ? ' am' : ' pm'; j++; }
+    } else if (DAY_PARTS.includes(words[j])) { text += words[j] === 'morning' ? ' am' : ' pm'; j++; }
     out.push(text);
     i = j - 1;
   }
@@ -124,5 +124,5 @@ export function spokenToText(words: string[]): string {
 function isTimeTail(words: string[], j: number): boolean {
   const w = words[j];
   return w === "o'clock" || ((w === 'a' || w === 'p') && words[j + 1] === 'm')
-    || (w === 'in' && words[j + 1] === 'the' && ['morning', 'afternoon', 'evening'].includes(words[j + 2]));
+    || (w === 'in' && words[j + 1] === 'the' && DAY_PARTS.includes(words[j + 2]));
 }

@@ -41,6 +41,9 @@ export const NUMBER_WORDS: Record<string, number> = Object.fromEntries([
 export const HESITATIONS = ['um', 'uh', 'er', 'hmm'];
 export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 export const HOURS = [...UNITS, 'ten', 'eleven', 'twelve'];
+/** parts of the day a caller says after "in the" ("in the evening"), and those said alone */
+export const DAY_PARTS = ['morning', 'afternoon', 'evening'];
+export const DAY_PARTS_ALONE = ['noon', 'tonight'];
 export const PROPERTY_KINDS = ['flat', 'apartment', 'villa', 'house', 'home', 'plot', 'land', 'office', 'shop', 'penthouse',
   'studio', 'bungalow', 'duplex', 'office space'];
 

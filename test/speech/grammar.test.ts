@@ -60,7 +60,11 @@ t.test('without a known asked field every field is open, several in one sentence
     t.notMatch(led, /<yesno>|<i_|<name_said>/, 'no bare name, yes/no or intent after the first answer');
     t.match(rule(g.jsgf, 'name_led'), /^<name_led> = \([^[]*\) \[<hes>\] <name>;$/, "a later name needs its lead (\"i'm arjun\")");
     t.match(rule(g.jsgf, 'need_led'), /\[we \| i\] <wanting> \[<hes>\] <wanted>/, 'a later need needs its verb');
+    t.notMatch(answer, /<i_bye>/, 'a goodbye leads no answers ("bye i am sunil")');
+    t.match(rule(g.jsgf, 'said'), /\| \/1\/ <i_bye>;$/, 'a goodbye is a turn of its own');
   }
+  t.match(rule(buildGrammar({ asking: 'budget', open: [] }).jsgf, 'answer'), /<i_bye>/, 'one answer: a goodbye is one of them');
+  t.match(rule(buildGrammar(undefined).jsgf, 'need_said'), /^<need_said> = \[\[we \| i\] <wanting> \[<hes>\]\] <wanted>;$/, 'a subject comes with its verb ("i a land")');
 });
 
 t.test('an asked field weighs more, other fields stay in (one answer per turn), with yes/no and the intents', async (t) => {

@@ -61,7 +61,8 @@ const RULES: Record<string, string> = {
   need: `[a | an] [<hes>] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
   wanting: '(need | want | are looking for | am looking for | would like | want to buy)',
   wanted: '(<need> | to (buy | rent | invest) [<need>])',
-  need_said: '[we | i] [<wanting> [<hes>]] <wanted>',
+  // a subject comes with its verb: "I a villa" is no answer, and let "I want a villa" come back as "i a land"
+  need_said: '[[we | i] <wanting> [<hes>]] <wanted>',
   need_led: '[we | i] <wanting> [<hes>] <wanted>',
   yesno: "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]",
 };
@@ -105,12 +106,15 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
   const extra = (hint?.names ?? []).flatMap((n) => n.split(/\s+/)).map(grammarWord).filter((w): w is string => !!w && known(w));
   const names = [...new Set([...FIRST_NAMES, ...extra])].sort();
   const w = (item: string) => (item === asked || (item === 'yesno' && hint?.yesNo) ? WEIGHTS.asked : WEIGHTS.open);
-  const intents = Object.entries(ALWAYS_ON).map(([k, phrases]) => `<i_${k}> = (${phrases.join(' | ')});`);
+  const intentRules = Object.entries(ALWAYS_ON).map(([k, phrases]) => `<i_${k}> = (${phrases.join(' | ')});`);
   const one = isOneAnswer(hint);
   const fields = [['name', '<name_said>'], ['amount', '<amount_said>'], ['slot', '<slot_said>'], ['need', '<need_said>']];
+  // a goodbye closes a turn of several answers rather than leading one: "Hi, I am Sunil" was heard as "bye i am
+  // sunil", which the dialog takes for the caller hanging up
+  const leading = Object.keys(ALWAYS_ON).filter((k) => one || k !== 'bye');
   const answers = [
     ...fields.map(([item, rule]) => `/${w(item)}/ ${rule}`), `/${w('yesno')}/ <yesno>`,
-    ...Object.keys(ALWAYS_ON).map((k) => `/${WEIGHTS.open}/ <i_${k}>`),
+    ...leading.map((k) => `/${WEIGHTS.open}/ <i_${k}>`),
   ];
   const lines = [
     '#JSGF V1.0;', 'grammar turn;',
@@ -118,14 +122,15 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     // one or more answers in one sentence, joined by "and" or nothing (a loop: one copy of the answers, not one per
     // place); an answer after the first carries its own lead ("budget three crore", "I want a villa"): bare names,
     // yes/no and short intents in a loop tile everyday speech into a row of answers
-    `<said> = [<hes> | well | so | okay] <answer> ${one ? '' : '([and] [<hes>] <led_answer>)* '}[please | thank you | thanks];`,
+    one ? '<said> = [<hes> | well | so | okay] <answer> [please | thank you | thanks];'
+      : `<said> = /${answers.length}/ [<hes> | well | so | okay] <answer> ([and] [<hes>] <led_answer>)* [please | thank you | thanks] | /${WEIGHTS.open}/ <i_bye>;`,
     `<answer> = ${answers.join(' | ')};`,
     ...(one ? [] : ['<led_answer> = <name_led> | <amount_said> | <slot_led> | <need_led>;', `<name_led> = (${NAME_LEADS}) [<hes>] <name>;`]),
     `<name_said> = [hello | hi] [(${NAME_LEADS}) [<hes>]] <name> [here];`,
     `<name> = (${names.join(' | ')});`,
     `<garbage> = (${garbageWords().map(([g]) => g).join(' | ')});`,
     ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),
-    ...intents,
+    ...intentRules,
   ];
   return { jsgf: lines.join('\n') + '\n', key: `${one ? asked ?? 'yesno' : 'several'}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };
 }

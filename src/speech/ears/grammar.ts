@@ -61,7 +61,7 @@ const RULES: Record<string, string> = {
   need: `[a | an] [<hes>] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
   wanting: '(need | want | are looking for | am looking for | would like | want to buy)',
   wanted: '(<need> | to (buy | rent | invest) [<need>])',
-  // a subject comes with its verb: "I a villa" is no answer, and let "I want a villa" come back as "i a land"
+  // a subject comes with its verb: "I a villa" is no answer (that path gave slt's "I want a villa" as "i a land")
   need_said: '[[we | i] <wanting> [<hes>]] <wanted>',
   need_led: '[we | i] <wanting> [<hes>] <wanted>',
   yesno: "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]",

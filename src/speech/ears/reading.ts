@@ -76,7 +76,7 @@ export function hasFallingRange(words: string[]): boolean {
 
 /** Runs of number words with their values, as the grammar says numbers: "sixty", "two hundred and fifty", "a hundred". */
 function numberRuns(words: string[]): Array<{ start: number; end: number; value: number }> {
-  const runs = [];
+  const runs: Array<{ start: number; end: number; value: number }> = [];
   const inRun = (j: number) => NUMBER_WORDS[words[j]] !== undefined || words[j] === 'hundred'
     || (words[j] === 'a' && words[j + 1] === 'hundred') || (words[j] === 'and' && words[j - 1] === 'hundred' && NUMBER_WORDS[words[j + 1]] !== undefined);
   for (let i = 0; i < words.length; i++) {

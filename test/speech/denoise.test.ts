@@ -1,11 +1,15 @@
 /**
  * Noise suppression before the recogniser (src/speech/ears/denoise.ts): streaming in pieces gives the same audio as
  * the whole turn; noise between words is brought down while the words keep their level; clean speech passes as it
- * came. Speech is a sentence in the offline voice through a phone line, noise the seeded pink noise of the benches.
+ * came. RNNoise for noisy lines (src/speech/ears/rnnoise.ts) keeps the turn's length and timing and brings the noise
+ * down further; how noisy a line is (lineSnrDb) follows the SNR the noise was mixed at. Speech is a sentence in the offline voice through a phone line, noise the seeded pink noise of the benches.
  */
 import t from 'tap';
 import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
 import { NoiseSuppressor, suppressNoise } from '../../src/speech/ears/denoise.js';
+import { suppressLineNoise } from '../../src/speech/ears/rnnoise.js';
+import { FramePowers, lineSnrDb } from '../../src/speech/ears/stand_out.js';
+import { recognise } from '../../src/speech/ears/recogniser.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
 import { OfflineTts } from '../../src/speech/voice/tts.js';
 import { colouredNoise } from '../../bench/audio_noise.js';
@@ -61,4 +65,37 @@ t.test('clean speech passes as it came', async (t) => {
   const diff = Int16Array.from(clean, (v, i) => v - out[i]);
   const change = dB(power(clean)) - dB(power(diff));
   t.ok(change >= 15, `what the filter changed sits ${change.toFixed(1)} dB under the speech`);
+});
+
+t.test('RNNoise: same length and timing, noise between the words down by 20 dB or more, the words under 3 dB', async (t) => {
+  const { pcm } = noisy(10);
+  const out = suppressLineNoise(pcm, 8000);
+  t.equal(out.length, pcm.length);
+  const tail = [QUIET + words.length + 800, clean.length - 400] as const;
+  const noiseDrop = dB(power(pcm, ...tail)) - dB(power(out, ...tail));
+  t.ok(noiseDrop >= 20, `noise after the words: ${noiseDrop.toFixed(1)} dB down`);
+  const speechDrop = dB(power(pcm, QUIET, QUIET + words.length)) - dB(power(out, QUIET, QUIET + words.length));
+  t.ok(speechDrop < 3, `words: ${speechDrop.toFixed(1)} dB down`);
+  // its output lags its input by two frames, which it takes off: the clean sentence lines up with itself
+  const y = suppressLineNoise(clean, 8000);
+  const at = (lag: number) => { let s = 0; for (let i = QUIET; i < QUIET + words.length; i++) s += clean[i] * y[i + lag]; return s; };
+  const lags = Array.from({ length: 161 }, (_, i) => i - 80);
+  t.equal(lags.reduce((best, l) => (at(l) > at(best) ? l : best), 0), 0, 'no lag');
+  t.same(suppressLineNoise(new Int16Array(0), 8000), new Int16Array(0), 'nothing in, nothing out');
+});
+
+t.test('how far speech stands over the line follows the SNR of its noise', async (t) => {
+  const snrOf = (pcm: Int16Array) => { const p = new FramePowers(); p.push(pcm.subarray(QUIET - 2400, QUIET + words.length + 4000)); return lineSnrDb(p.powers); };
+  const clear = snrOf(clean), at20 = snrOf(noisy(20).pcm), at10 = snrOf(noisy(10).pcm);
+  t.ok(clear > 50, `clean: ${clear.toFixed(1)} dB`);
+  t.ok(at20 > 15 && at20 < 30, `pink noise at 20 dB: ${at20.toFixed(1)} dB`);
+  t.ok(at10 > 5 && at10 < at20, `pink noise at 10 dB: ${at10.toFixed(1)} dB`);
+  t.equal(lineSnrDb([]), Infinity, 'no audio');
+});
+
+t.test('a budget said over pink noise at 8 dB SNR is heard right (RNNoise before the recogniser)', async (t) => {
+  const { pcm } = noisy(8);
+  const turn = pcm.subarray(QUIET - 2400, QUIET + words.length + 4000);
+  const heard = await recognise(turn, 8000, { asking: 'budget', open: ['budget'] });
+  t.equal(heard.text, 'my budget is about eighty lakh');
 });

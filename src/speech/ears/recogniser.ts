@@ -15,13 +15,20 @@ import { suppressNoise } from './denoise.js';
 import { buildGrammar, garbageWords, isOneAnswer, type TurnGrammar } from './grammar.js';
 import { leftOutMs, MAX_LEFT_OUT_MS } from './left_out.js';
 import { readPath } from './reading.js';
-import { FramePowers, MIN_WORDS_OVER_FLOOR_DB, wordsOverFloorDb } from './stand_out.js';
+import { suppressLineNoise } from './rnnoise.js';
+import { FramePowers, lineSnrDb, MIN_WORDS_OVER_FLOOR_DB, wordsOverFloorDb } from './stand_out.js';
 import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
 
 /** the acoustic model's rate: wideband audio is brought down to it */
 export const EARS_RATE_HZ = 8000;
 /** longest turn recognised (the detector's own cap is 30 s); the rest is not decoded */
 export const MAX_TURN_SECONDS = 30;
+/**
+ * Under this, a whole turn's noise is suppressed by RNNoise, else by the Wiener filter: RNNoise heard far more right
+ * in pink noise at 20 and 12 dB, a few less on clean lines (bench/README.md). Live turns keep the Wiener filter (it
+ * streams); one they reject is heard whole, here.
+ */
+const NOISY_LINE_SNR_DB = 30;
 
 const decoders: Record<'one' | 'several', { decoder?: Promise<Decoder>; key?: string }> = { one: {}, several: {} };
 /** one WebAssembly instance per thread: its decoders share it (a decoder holds its own copy of the model) */
@@ -51,11 +58,15 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   const turn = at8k.subarray(0, n);
   const powers = new FramePowers();
   powers.push(turn);
-  const clean = toFloat(suppressNoise(turn));
+  const clean = toFloat(suppressTurnNoise(turn, powers.powers));
   const heard = decodeTurn(d, clean, powers.powers);
   if (!heard.leftOut || !isOneAnswer(hint)) return heard;
   return decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers);
 }
+
+/** A whole turn (8 kHz) with its line's noise suppressed, by the suppressor that suits how noisy the line is. */
+export const suppressTurnNoise = (turn: Int16Array, powers: number[]): Int16Array =>
+  (lineSnrDb(powers) < NOISY_LINE_SNR_DB ? suppressLineNoise(turn, EARS_RATE_HZ) : suppressNoise(turn));
 
 /** The hint of a turn heard again with several answers: the names it adds, no asked field. */
 export const severalAnswers = (hint: ListenHint | undefined): ListenHint => ({ open: hint?.open ?? [], ...(hint?.names ? { names: hint.names } : {}) });

@@ -53,6 +53,19 @@ export function wordsOverFloorDb(segments: Segment[], powers: number[]): number 
   return 10 * Math.log10((sum / n + 1) / (turnFloor(powers) + 1));
 }
 
+/** The share of a turn's frames at or under its speech level (its loud frames: the words' vowels). */
+const SPEECH_PERCENTILE = 0.9;
+
+/**
+ * How far a turn's speech stands over the line's quiet, in dB: its loud frames over its floor. It follows the SNR a
+ * noise was mixed at, 3-5 dB over it (pink noise at 20 dB reads 19-28, clean phone lines 57-78; bench/README.md).
+ */
+export function lineSnrDb(powers: number[]): number {
+  if (powers.length === 0) return Infinity;
+  const sorted = [...powers].sort((a, b) => a - b);
+  return 10 * Math.log10((sorted[Math.floor(SPEECH_PERCENTILE * (sorted.length - 1))] + 1) / (sorted[Math.floor(FLOOR_PERCENTILE * (sorted.length - 1))] + 1));
+}
+
 /** The turn's quiet: the power this share of its frames are at or under (the pauses and edges of a turn). */
 export function turnFloor(powers: number[]): number {
   const sorted = [...powers].sort((a, b) => a - b);

@@ -3,8 +3,8 @@
  * final text, per grammar (every field open, and each field asked alone), over the speech-dev turns cut to their
  * speech as the adapter does; then the speech-dev set scored by field with the same recogniser and the scripted
  * dialog's extractors left out (that score, through the demo route, is in test/speech/speech_dev.test.ts).
- * Then line noise: bench lines (bench/speech_lines.ts) with pink noise, and noise alone, heard with and without
- * noise suppression.
+ * Then line noise: bench lines (bench/speech_lines.ts) with pink noise, and noise alone, heard through each noise
+ * suppression (the Wiener filter, RNNoise, the ears' choice between them by the line's SNR, none).
  * Also the offline voice: time to the first sentence's audio.
  *
  *   npm run bench -- speech_ears          (SPEECH_DEV_DIR overrides ../shared/speech-dev)

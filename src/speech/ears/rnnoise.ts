@@ -14,7 +14,7 @@ const FRAME = 480;
 /**
  * The share of the turn as it came mixed back into RNNoise's output: suppression held to about 10 dB. Unlimited, its
  * deep cuts took the quiet ends of words too (a teen heard as its ten, and the other way): on budgets with teens and
- * tens in noise it stored three times the wrong values of the Wiener filter; held, on Flite and festival, about as many.
+ * tens in noise it stored three times the Wiener filter's wrong values; held, on Flite and festival, about as many.
  */
 const KEEP_OF_INPUT = 0.3;
 /** output lags input by this many samples at 48 kHz (measured: cross-correlation of a spoken line, 20 ms) */

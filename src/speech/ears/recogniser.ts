@@ -24,9 +24,9 @@ export const EARS_RATE_HZ = 8000;
 /** longest turn recognised (the detector's own cap is 30 s); the rest is not decoded */
 export const MAX_TURN_SECONDS = 30;
 /**
- * Under this, a whole turn's noise is suppressed by RNNoise, else by the Wiener filter: RNNoise heard far more right
- * in pink noise at 20 and 12 dB, a few less on clean lines (bench/README.md). Live turns keep the Wiener filter (it
- * streams); one they reject is heard whole, here.
+ * Under this, a whole turn's noise is suppressed by RNNoise, else by the Wiener filter: RNNoise hears more in noise,
+ * not on clean lines (bench/README.md). Live turns keep the Wiener filter (it streams); one they reject is heard whole,
+ * here.
  */
 const NOISY_LINE_SNR_DB = 30;
 

@@ -1,8 +1,8 @@
 /**
  * Noise suppression for noisy lines: RNNoise (a recurrent network trained on speech in many noises), compiled to
- * WebAssembly by Jitsi. It runs at 48 kHz in 10 ms frames, so a turn is taken up from 8 kHz and back. On Flite lines
- * in pink noise it heard far more right than the Wiener filter (`denoise.ts`) but a few less on clean lines, and it
- * costs about ten times the CPU, so the recogniser uses it only where the line is noisy (bench/README.md).
+ * WebAssembly by Jitsi. It runs at 48 kHz in 10 ms frames, so a turn is taken up from 8 kHz and back. In noise it
+ * hears far more right than the Wiener filter (`denoise.ts`), but not on clean lines and at much more CPU, so the
+ * recogniser uses it only where the line is noisy (figures: bench/README.md).
  */
 // the package's index is not loadable by Node (extensionless imports); its Node build is this file
 // @ts-expect-error no type declarations ship with the package
@@ -12,12 +12,11 @@ import { resample } from '../../audio/resample.js';
 const RATE_HZ = 48_000;
 const FRAME = 480;
 /**
- * The share of the turn as it came mixed back into RNNoise's output: suppression held to about 10 dB. Unlimited, its
- * deep cuts took the quiet ends of words too (a teen heard as its ten, and the other way): on budgets with teens and
- * tens in noise it stored three times the Wiener filter's wrong values; held, on Flite and festival, about as many.
+ * The share of the turn as it came mixed back into RNNoise's output: suppression held to about 10 dB, because its
+ * deep cuts took the quiet ends of words too (a teen heard as its ten) and so stored wrong budgets.
  */
 const KEEP_OF_INPUT = 0.3;
-/** output lags input by this many samples at 48 kHz (measured: cross-correlation of a spoken line, 20 ms) */
+/** output lags input by this many samples at 48 kHz (two frames; test/speech/denoise.test.ts checks the alignment) */
 const LAG = 2 * FRAME;
 
 interface RnnoiseModule {

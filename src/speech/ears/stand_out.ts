@@ -58,7 +58,7 @@ const SPEECH_PERCENTILE = 0.9;
 
 /**
  * How far a turn's speech stands over the line's quiet, in dB: its loud frames over its floor. It follows the SNR a
- * noise was mixed at, 3-5 dB over it (pink noise at 20 dB reads 19-28, clean phone lines 57-78; bench/README.md).
+ * noise was mixed at (bench/README.md).
  */
 export function lineSnrDb(powers: number[]): number {
   if (powers.length === 0) return Infinity;

@@ -1,6 +1,6 @@
 /** Audio core: codecs, resampling, framing, WAV, speech/turn/barge-in detection, worker pool. */
 export { mulawDecode, mulawEncode, alawDecode, alawEncode, MULAW_DECODE_TABLE, ALAW_DECODE_TABLE, MULAW_SILENCE } from './g711.js';
-export { resample } from './resample.js';
+export { resample, StreamingResampler } from './resample.js';
 export { FrameSplitter, ByteFrameSplitter, samplesPerFrame, FRAME_MS, PHONE_FRAME_SAMPLES } from './framing.js';
 export { AudioError, type AudioErrorCode } from './errors.js';
 export { readWav, writeWav, wavHeader, WAV_HEADER_BYTES, concatPcm, type DecodedWav } from './wav.js';

@@ -56,19 +56,31 @@ function kernelFor(fromHz: number, toHz: number): Kernel {
 
 /** Resample PCM16 mono. Edges are treated as zero-padded; output length = floor(len * to / from). */
 export function resample(pcm: Int16Array, fromHz: number, toHz: number): Int16Array {
+  checkRates(fromHz, toHz);
+  if (fromHz === toHz) return pcm.slice();
+  const kernel = kernelFor(fromHz, toHz);
+  const out = new Int16Array(Math.floor((pcm.length * kernel.L) / kernel.M));
+  convolve(pcm, 0, kernel, out, 0);
+  return out;
+}
+
+function checkRates(fromHz: number, toHz: number): void {
   if (!(fromHz > 0 && toHz > 0 && Number.isInteger(fromHz) && Number.isInteger(toHz))) {
     throw new RangeError(`resample: rates must be positive integers (got ${fromHz} -> ${toHz})`);
   }
-  if (fromHz === toHz) return pcm.slice();
-  const { L, M, half, taps } = kernelFor(fromHz, toHz);
-  const outLen = Math.floor((pcm.length * L) / M);
-  const out = new Int16Array(outLen);
+}
+
+/**
+ * Output samples first .. first + out.length - 1 from input `pcm` holding stream samples from `offset` on; input
+ * outside it counts as zero.
+ */
+function convolve(pcm: Int16Array, offset: number, { L, M, half, taps }: Kernel, out: Int16Array, first: number): void {
   const n = pcm.length;
-  for (let o = 0; o < outLen; o++) {
-    const pos = o * M;
+  for (let o = 0; o < out.length; o++) {
+    const pos = (first + o) * M;
     const base = Math.floor(pos / L);
     const k = taps[pos - base * L];
-    const start = base - half + 1;
+    const start = base - half + 1 - offset;
     let acc = 0;
     if (start >= 0 && start + 2 * half <= n) {
       for (let j = 0; j < k.length; j++) acc += pcm[start + j] * k[j];
@@ -81,5 +93,53 @@ export function resample(pcm: Int16Array, fromHz: number, toHz: number): Int16Ar
     const r = Math.round(acc);
     out[o] = r > 32767 ? 32767 : r < -32768 ? -32768 : r;
   }
-  return out;
+}
+
+/**
+ * `resample` for a stream that arrives in pieces of any size: each piece's output is what one resample of the whole
+ * stream gives there (resampling each piece alone would treat its edges as silence: a click at every boundary). An
+ * output sample is given once the input its kernel reaches has come (a look-ahead of 2 ms at 8 kHz); `flush` ends
+ * the stream as `resample` ends a recording.
+ */
+export class StreamingResampler {
+  readonly #kernel: Kernel;
+  /** input the next outputs reach: stream samples from #start on */
+  #held = new Int16Array(0);
+  #start = 0;
+  /** the next output sample, in stream coordinates */
+  #next = 0;
+
+  constructor(fromHz: number, toHz: number) {
+    checkRates(fromHz, toHz);
+    this.#kernel = kernelFor(fromHz, toHz);
+  }
+
+  /** Feeds input; returns the output samples that are now final (possibly none). */
+  push(pcm: Int16Array): Int16Array {
+    const all = new Int16Array(this.#held.length + pcm.length);
+    all.set(this.#held);
+    all.set(pcm, this.#held.length);
+    this.#held = all;
+    const { L, M, half } = this.#kernel;
+    // output o reaches input up to floor(o * M / L) + half
+    const received = this.#start + all.length;
+    return this.#emit(Math.max(this.#next, Math.floor(((received - half) * L - 1) / M) + 1));
+  }
+
+  /** The rest of the output, the input after the stream's end counting as zero. */
+  flush(): Int16Array {
+    return this.#emit(Math.floor(((this.#start + this.#held.length) * this.#kernel.L) / this.#kernel.M));
+  }
+
+  /** Outputs #next .. end - 1; lets go of input no later output reaches. */
+  #emit(end: number): Int16Array {
+    const out = new Int16Array(Math.max(0, end - this.#next));
+    convolve(this.#held, this.#start, this.#kernel, out, this.#next);
+    this.#next += out.length;
+    const { L, M, half } = this.#kernel;
+    const keepFrom = Math.max(this.#start, Math.floor((this.#next * M) / L) - half + 1);
+    this.#held = this.#held.subarray(keepFrom - this.#start);
+    this.#start = keepFrom;
+    return out;
+  }
 }

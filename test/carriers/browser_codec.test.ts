@@ -9,7 +9,6 @@ import WebSocket from 'ws';
 import { mulawEncode, resample } from '../../src/audio/index.js';
 import { createLogger } from '../../src/log.js';
 import { browserMediaSocket, BrowserProtocolError, BrowserStream, parseBrowserMessage } from '../../src/carriers/browser/index.js';
-import { StreamingDecimator } from '../../src/carriers/browser/decimator.js';
 import type { MediaStream } from '../../src/media/stream.js';
 
 const CALL = 'call_0123456789abcdef01234567';
@@ -34,26 +33,6 @@ t.test('messages parse strictly', async (t) => {
   let deep = '{"event":"stop","x":';
   for (let i = 0; i < 10_000; i++) deep += '[';
   t.throws(() => parseBrowserMessage(deep), BrowserProtocolError, 'deep nesting is refused without a stack overflow');
-});
-
-t.test('the 16 -> 8 kHz stream is the whole recording resampled, however it is cut', async (t) => {
-  const n = 16_000;
-  const pcm = new Int16Array(n);
-  for (let i = 0; i < n; i++) pcm[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16_000) + 3000 * Math.sin((2 * Math.PI * 3100 * i) / 16_000));
-  const whole = resample(pcm, 16_000, 8000);
-  for (const cuts of [[320], [1], [7, 13, 320, 1], [5000]]) {
-    const d = new StreamingDecimator();
-    const out: number[] = [];
-    let at = 0;
-    for (let k = 0; at < n; k++) {
-      const size = cuts[k % cuts.length];
-      out.push(...d.push(pcm.subarray(at, at + size)));
-      at += size;
-    }
-    // the last outputs wait for input after the end (the kernel's look-ahead), which never comes here
-    t.ok(out.length >= whole.length - 16 && out.length <= whole.length, `cut ${cuts}: ${out.length} of ${whole.length} samples`);
-    t.same(out, [...whole.subarray(0, out.length)], `cut ${cuts}: the same samples`);
-  }
 });
 
 interface Harness { url: string; streams: MediaStream[]; redeemed: string[]; close(): Promise<void> }

@@ -8,11 +8,10 @@
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { mulawDecode } from '../../audio/index.js';
+import { mulawDecode, StreamingResampler } from '../../audio/index.js';
 import { CodecStream, FrameSplitter } from '../codec_stream.js';
 import type { MediaHandlers } from '../../media/stream.js';
 import type { MediaCodec } from '../media_socket.js';
-import { StreamingDecimator } from './decimator.js';
 import {
   CLEAR_MESSAGE, formatRefusal, itemMessage, markMessage, maxPayloadBytes, mediaMessage, parseBrowserMessage, startedMessage,
   type BrowserInbound, type BrowserMediaFormat,
@@ -27,7 +26,7 @@ export class BrowserStream extends CodecStream<BrowserInbound> {
   readonly format: BrowserMediaFormat;
   readonly callId: string;
   readonly #frames = new FrameSplitter();
-  readonly #decimator?: StreamingDecimator;
+  readonly #decimator?: StreamingResampler;
   /** an odd trailing byte of PCM16 held for the next message */
   #oddByte?: number;
   #closed: Array<() => void> = [];
@@ -36,7 +35,7 @@ export class BrowserStream extends CodecStream<BrowserInbound> {
     super(ws, `browser:${start.call_id}`, { call_id: start.call_id }, socket);
     this.format = start.media_format;
     this.callId = start.call_id;
-    if (this.format.sample_rate === 16_000) this.#decimator = new StreamingDecimator();
+    if (this.format.sample_rate === 16_000) this.#decimator = new StreamingResampler(16_000, 8000);
     ws.once('close', () => { for (const f of this.#closed.splice(0)) f(); });
   }
 

@@ -26,7 +26,7 @@ export class BrowserStream extends CodecStream<BrowserInbound> {
   readonly format: BrowserMediaFormat;
   readonly callId: string;
   readonly #frames = new FrameSplitter();
-  readonly #decimator?: StreamingResampler;
+  readonly #down?: StreamingResampler;
   /** an odd trailing byte of PCM16 held for the next message */
   #oddByte?: number;
   #closed: Array<() => void> = [];
@@ -35,7 +35,7 @@ export class BrowserStream extends CodecStream<BrowserInbound> {
     super(ws, `browser:${start.call_id}`, { call_id: start.call_id }, socket);
     this.format = start.media_format;
     this.callId = start.call_id;
-    if (this.format.sample_rate === 16_000) this.#decimator = new StreamingResampler(16_000, 8000);
+    if (this.format.sample_rate === 16_000) this.#down = new StreamingResampler(16_000, 8000); // 16 kHz legs, kept continuous across messages
     ws.once('close', () => { for (const f of this.#closed.splice(0)) f(); });
   }
 
@@ -67,7 +67,7 @@ export class BrowserStream extends CodecStream<BrowserInbound> {
       pcm = new Int16Array(whole.length >> 1);
       for (let i = 0; i < pcm.length; i++) pcm[i] = whole.readInt16LE(i * 2);
     }
-    if (this.#decimator) pcm = this.#decimator.push(pcm);
+    if (this.#down) pcm = this.#down.push(pcm);
     this.#frames.push(pcm, (frame) => this.input({ kind: 'audio', pcm: frame }));
   }
 

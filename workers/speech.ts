@@ -8,19 +8,20 @@ import type { OfflineVoice } from '../src/speech/voice/voices.js';
 import { renderAt } from '../src/speech/voice/render.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { recognise } from '../src/speech/ears/recogniser.js';
-import { dropLive, endLive, feedLive, startLive } from '../src/speech/ears/live.js';
+import { dropLive, endLive, feedLive, startLive, type LiveHeard } from '../src/speech/ears/live.js';
 
 export type SpeechTask =
   | { kind: 'speak'; text: string; voice: OfflineVoice; sampleRateHz: number }
   | { kind: 'hear'; pcm: ArrayBuffer; sampleRateHz: number; hint?: ListenHint }
   /** a live turn (src/speech/ears/live.ts): 8 kHz audio as it comes, on the ears' thread */
-  | { kind: 'listen'; op: 'start' | 'feed' | 'end' | 'drop'; id: string; pcm: ArrayBuffer; hint?: ListenHint };
+  | { kind: 'listen'; op: 'start' | 'feed' | 'end' | 'drop'; id: string; pcm: ArrayBuffer; hint?: ListenHint; noisyLine?: boolean };
 
 export type SpeechResult =
   | { kind: 'speak'; pcm: ArrayBuffer; cpuMs: number }
-  | { kind: 'hear'; text: string; path: string; rejected: boolean; cpuMs: number }
+  /** `noisyLine`: the turn's line was noisy (the stream's next live turn is suppressed as such) */
+  | { kind: 'hear'; text: string; path: string; rejected: boolean; noisyLine: boolean; cpuMs: number }
   /** `live` false: the turn is not live on this thread (no decoder was free, or it was lost): recognise it whole */
-  | { kind: 'listen'; live: boolean; heard?: { text: string; path: string; rejected: boolean; leftOut?: boolean }; cpuMs: number };
+  | { kind: 'listen'; live: boolean; heard?: LiveHeard; cpuMs: number };
 
 
 export default async function speech(task: SpeechTask): Promise<SpeechResult> {
@@ -35,7 +36,7 @@ export default async function speech(task: SpeechTask): Promise<SpeechResult> {
   if (task.kind === 'listen') {
     const pcm = new Int16Array(task.pcm);
     switch (task.op) {
-      case 'start': return { kind: 'listen', live: await startLive(task.id, task.hint, pcm), cpuMs: cpuMs() };
+      case 'start': return { kind: 'listen', live: await startLive(task.id, task.hint, pcm, task.noisyLine), cpuMs: cpuMs() };
       case 'feed': return { kind: 'listen', live: feedLive(task.id, pcm), cpuMs: cpuMs() };
       case 'end': { const heard = endLive(task.id, pcm); return { kind: 'listen', live: !!heard, heard, cpuMs: cpuMs() }; }
       case 'drop': dropLive(task.id); return { kind: 'listen', live: false, cpuMs: cpuMs() };

@@ -5,9 +5,9 @@
  * down to its limit; how noisy a line is (lineSnrDb) follows the SNR the noise was mixed at. Speech is a sentence in the offline voice through a phone line, noise the seeded pink noise of the benches.
  */
 import t from 'tap';
-import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
+import { concatPcm, mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
 import { NoiseSuppressor, suppressNoise } from '../../src/speech/ears/denoise.js';
-import { suppressLineNoise } from '../../src/speech/ears/rnnoise.js';
+import { LineNoiseSuppressor, suppressLineNoise } from '../../src/speech/ears/rnnoise.js';
 import { FramePowers, lineSnrDb } from '../../src/speech/ears/stand_out.js';
 import { recognise } from '../../src/speech/ears/recogniser.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
@@ -82,6 +82,20 @@ t.test('RNNoise: same length and timing, noise between the words down by its lim
   const lags = Array.from({ length: 161 }, (_, i) => i - 80);
   t.equal(lags.reduce((best, l) => (at(l) > at(best) ? l : best), 0), 0, 'no lag');
   t.same(suppressLineNoise(new Int16Array(0), 8000), new Int16Array(0), 'nothing in, nothing out');
+});
+
+t.test('RNNoise streams: fed in pieces of any size (a live turn\'s), the output is the whole turn\'s', async (t) => {
+  const { pcm } = noisy(12);
+  const whole = suppressLineNoise(pcm, 8000);
+  for (const piece of [1600, 333, 7]) {
+    const s = new LineNoiseSuppressor(8000);
+    const out: Int16Array[] = [];
+    for (let i = 0; i < pcm.length; i += piece) out.push(s.process(pcm.subarray(i, i + piece)));
+    t.ok(out.reduce((a, o) => a + o.length, 0) > pcm.length - 400, `pieces of ${piece}: all but the last 50 ms out before the end`);
+    out.push(s.flush());
+    s.close();
+    t.same(concatPcm(out), whole, `pieces of ${piece}: the same samples`);
+  }
 });
 
 t.test('how far speech stands over the line follows the SNR of its noise', async (t) => {

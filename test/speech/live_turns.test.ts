@@ -1,7 +1,8 @@
 /**
  * Live turns: a caller turn decoded while it is spoken (src/speech/ears/live.ts on the thread, the stream's side in
  * stt.ts). The decoder pool in-process (its limit, grammar reuse, drop), then the stream as a session drives it:
- * audio in 20 ms frames, the detector's speech start, finalize; against the whole-turn path on the same audio.
+ * audio in 20 ms frames, the detector's speech start, finalize; against the whole-turn path on the same audio. On a
+ * noisy line: a call's turn goes live through the noise suppressor its last turn's line asked for.
  */
 import t from 'tap';
 import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
@@ -10,6 +11,7 @@ import { recognise } from '../../src/speech/ears/recogniser.js';
 import { earsStats, OfflineStt } from '../../src/speech/ears/stt.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
 import { OfflineTts } from '../../src/speech/voice/tts.js';
+import { colouredNoise } from '../../bench/audio_noise.js';
 
 t.teardown(closeSpeechPool);
 
@@ -126,5 +128,47 @@ t.test('a stream at another rate than the model is recognised whole', async (t) 
   for (let i = 0; i + 320 <= wide.length; i += 320) { stream.write(wide.subarray(i, i + 320), ms); ms += 20; }
   t.equal((await stream.finalize({ timeoutMs: 60_000 })).text, 'about eighty lakh rupees');
   t.equal(earsStats().whole, before.whole + 1);
+  stream.close();
+});
+
+/** Half a second of the line, the words, 0.6 s of the line: pink noise `snrDb` under the words' power throughout. */
+function onNoisyLine(words: Int16Array, snrDb: number, seed: number): Int16Array {
+  const pcm = new Int16Array(4000 + words.length + 4800);
+  pcm.set(words, 4000);
+  const noise = colouredNoise('pink', pcm.length, seed, 8000);
+  const wordsPower = words.reduce((a, v) => a + v * v, 0) / words.length;
+  const gain = Math.sqrt(wordsPower / 10 ** (snrDb / 10));
+  return Int16Array.from(pcm, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + gain * noise[i]))));
+}
+
+t.test('on a noisy line: a live turn through the Wiener filter is left to the whole turn; one started as noisy is heard live', async (t) => {
+  const said = await phoneWords('My budget is about eighty lakh.');
+  const noisy = onNoisyLine(said, 20, 3);
+  t.match(await recognise(noisy, 8000, asked), { text: 'my budget is about eighty lakh', noisyLine: true }, 'whole, by RNNoise');
+  t.ok(await startLive('wiener', asked, noisy));
+  t.match(endLive('wiener', new Int16Array(0)), { text: '', rejected: true, noisyLine: true }, 'not started as noisy: rejected, to be heard whole');
+  t.ok(await startLive('rnnoise', asked, noisy.subarray(0, 1600), true));
+  for (let i = 1600; i < noisy.length; i += 1600) feedLive('rnnoise', noisy.subarray(i, i + 1600));
+  t.match(endLive('rnnoise', new Int16Array(0)), { text: 'my budget is about eighty lakh', noisyLine: true }, 'started as noisy: heard live');
+  t.ok(await startLive('clean', asked, said, true));
+  t.match(endLive('clean', new Int16Array(0)), { noisyLine: false }, 'a clean line says so');
+
+  // the stream: its first turn on the line is heard whole, the next live (each told by the turn before how noisy it is)
+  const stream = new OfflineStt().open({ callId: 'noisy', language: 'en', sampleRateHz: 8000 });
+  let ms = 0;
+  const turn = (pcm: Int16Array) => {
+    for (let i = 0; i + 160 <= pcm.length; i += 160) {
+      if (i === 4000 - 1600) stream.speechStarted(ms);
+      stream.write(pcm.subarray(i, i + 160), ms); ms += 20;
+    }
+    return stream.finalize({ timeoutMs: 60_000 });
+  };
+  for (const seed of [4, 5]) {
+    stream.expect(asked);
+    const before = earsStats();
+    t.equal((await turn(onNoisyLine(said, 20, seed))).text, 'my budget is about eighty lakh');
+    const after = earsStats();
+    t.same([after.live - before.live, after.whole - before.whole], seed === 4 ? [0, 1] : [1, 0], seed === 4 ? 'the first turn: whole' : 'the next: live');
+  }
   stream.close();
 });

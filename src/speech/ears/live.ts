@@ -7,25 +7,31 @@
 import type { Decoder } from 'soundswallower';
 import type { ListenHint } from '../../adapters/types.js';
 import { NoiseSuppressor } from './denoise.js';
+import { LineNoiseSuppressor } from './rnnoise.js';
 import { FramePowers } from './stand_out.js';
-import { EARS_RATE_HZ, grammarFor, heardFrom, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
+import { EARS_RATE_HZ, grammarFor, heardFrom, isNoisyLine, MAX_TURN_SECONDS, newDecoder, setGrammar, toFloat, type Heard } from './recogniser.js';
 
 /** decoders for live turns per thread, 25-50 MB each (bench/README.md); a turn beyond them is recognised whole */
 let maxDecoders = 4;
 const idle: Array<{ decoder: Decoder; key: string }> = [];
 let made = 0;
-const turns = new Map<string, { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor; powers: FramePowers }>();
+interface LiveTurn { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor | LineNoiseSuppressor; powers: FramePowers }
+const turns = new Map<string, LiveTurn>();
+
+/** A live turn's result: what was heard, and whether its line turned out noisy (the stream's next turn starts so). */
+export type LiveHeard = Heard & { noisyLine: boolean };
 
 /**
  * Starts a live turn with its first audio (8 kHz), against the hint's grammar; false when no decoder is free (the
- * stream then recognises the turn whole). A turn of the same id still live is dropped first.
+ * stream then recognises the turn whole). A turn of the same id still live is dropped first. `noisyLine`: the
+ * call's last turn was on a noisy line, so this one's noise is suppressed by RNNoise (as a whole turn's would be).
  */
-export async function startLive(id: string, hint: ListenHint | undefined, pcm: Int16Array): Promise<boolean> {
+export async function startLive(id: string, hint: ListenHint | undefined, pcm: Int16Array, noisyLine = false): Promise<boolean> {
   dropLive(id);
   const held = await takeDecoder(hint);
   if (!held) return false;
   held.decoder.start();
-  turns.set(id, { ...held, samples: 0, noise: new NoiseSuppressor(), powers: new FramePowers() });
+  turns.set(id, { ...held, samples: 0, noise: noisyLine ? new LineNoiseSuppressor(EARS_RATE_HZ) : new NoiseSuppressor(), powers: new FramePowers() });
   feedLive(id, pcm);
   return true;
 }
@@ -45,18 +51,28 @@ export function feedLive(id: string, pcm: Int16Array): boolean {
 
 const decode = (t: { decoder: Decoder }, clean: Int16Array) => { if (clean.length) t.decoder.process_audio(toFloat(clean), false, false); };
 
-/** Ends a live turn with its last audio: what was heard; undefined when the turn is not live here. */
-export function endLive(id: string, pcm: Int16Array): Heard | undefined {
+/**
+ * Ends a live turn with its last audio: what was heard; undefined when the turn is not live here. A turn whose line
+ * turned out noisy but went through the Wiener filter is rejected, so that the stream hears it whole (by RNNoise).
+ */
+export function endLive(id: string, pcm: Int16Array): LiveHeard | undefined {
   const t = turns.get(id);
   if (!t || !feedLive(id, pcm)) return undefined;
   turns.delete(id);
   try {
     decode(t, t.noise.flush());
     t.decoder.stop();
-    return heardFrom(t.decoder, t.powers.powers);
+    const heard = heardFrom(t.decoder, t.powers.powers);
+    const noisyLine = isNoisyLine(t.powers.powers);
+    return noisyLine && t.noise instanceof NoiseSuppressor ? { text: '', path: heard.path, rejected: true, noisyLine } : { ...heard, noisyLine };
   } finally {
-    idle.push({ decoder: t.decoder, key: t.key });
+    release(t);
   }
+}
+
+function release(t: LiveTurn): void {
+  if (t.noise instanceof LineNoiseSuppressor) t.noise.close();
+  idle.push({ decoder: t.decoder, key: t.key });
 }
 
 /** Forgets a live turn (discarded, its call ended); its decoder goes back to the pool. */
@@ -65,7 +81,7 @@ export function dropLive(id: string): void {
   if (!t) return;
   turns.delete(id);
   try { t.decoder.stop(); } catch { /* a decoder that cannot stop is still reusable after start() */ }
-  idle.push({ decoder: t.decoder, key: t.key });
+  release(t);
 }
 
 /** How many decoders live turns may hold on this thread (tests lower it to reach the whole-turn fallback). */

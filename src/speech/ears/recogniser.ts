@@ -24,9 +24,8 @@ export const EARS_RATE_HZ = 8000;
 /** longest turn recognised (the detector's own cap is 30 s); the rest is not decoded */
 export const MAX_TURN_SECONDS = 30;
 /**
- * Under this, a whole turn's noise is suppressed by RNNoise, else by the Wiener filter: RNNoise hears more in noise,
- * not on clean lines (bench/README.md). Live turns keep the Wiener filter (it streams); one they reject is heard whole,
- * here.
+ * Under this, a turn's noise is suppressed by RNNoise, else by the Wiener filter: RNNoise hears more in noise, not on
+ * clean lines (bench/README.md). A live turn is suppressed as its call's last turn was (live.ts).
  */
 const NOISY_LINE_SNR_DB = 30;
 
@@ -49,24 +48,28 @@ export async function newDecoder(): Promise<Decoder> {
  * said more than one answer) is heard again with several answers in a sentence: "my name is Arjun and my budget is
  * one crore" to the name question. Only such turns pay for the second, larger search.
  */
-export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<Heard> {
+export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: ListenHint): Promise<Heard & { noisyLine: boolean }> {
   const at8k = sampleRateHz === EARS_RATE_HZ ? pcm : resample(pcm, sampleRateHz, EARS_RATE_HZ);
   const n = Math.min(at8k.length, MAX_TURN_SECONDS * EARS_RATE_HZ);
   const d = await decoderFor(hint);
   // under 100 ms: nothing to recognise (an empty task is a warm-up: the hint's decoder and grammar are loaded now)
-  if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true };
+  if (n < EARS_RATE_HZ / 10) return { text: '', path: '', rejected: true, noisyLine: false };
   const turn = at8k.subarray(0, n);
   const powers = new FramePowers();
   powers.push(turn);
+  const noisyLine = isNoisyLine(powers.powers);
   const clean = toFloat(suppressTurnNoise(turn, powers.powers));
   const heard = decodeTurn(d, clean, powers.powers);
-  if (!heard.leftOut || !isOneAnswer(hint)) return heard;
-  return decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers);
+  if (!heard.leftOut || !isOneAnswer(hint)) return { ...heard, noisyLine };
+  return { ...decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers), noisyLine };
 }
+
+/** Whether a turn's line is noisy (its 10 ms frame powers): its noise is then suppressed by RNNoise. */
+export const isNoisyLine = (powers: number[]): boolean => lineSnrDb(powers) < NOISY_LINE_SNR_DB;
 
 /** A whole turn (8 kHz) with its line's noise suppressed, by the suppressor that suits how noisy the line is. */
 export const suppressTurnNoise = (turn: Int16Array, powers: number[]): Int16Array =>
-  (lineSnrDb(powers) < NOISY_LINE_SNR_DB ? suppressLineNoise(turn, EARS_RATE_HZ) : suppressNoise(turn));
+  (isNoisyLine(powers) ? suppressLineNoise(turn, EARS_RATE_HZ) : suppressNoise(turn));
 
 /** The hint of a turn heard again with several answers: the names it adds, no asked field. */
 export const severalAnswers = (hint: ListenHint | undefined): ListenHint => ({ open: hint?.open ?? [], ...(hint?.names ? { names: hint.names } : {}) });

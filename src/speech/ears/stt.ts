@@ -13,17 +13,22 @@ import { runSpeech, warmEars } from '../pool.js';
 import { EARS_RATE_HZ, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
 import { trimToSpeech } from './trim.js';
 
+/** A turn recognised: its text ('' when rejected), and whether its line was noisy (unknown when it held no speech). */
+interface TurnHeard { text: string; noisyLine?: boolean }
+
 /**
  * Recognises one turn's audio: '' when it holds no speech (at once, without the recogniser) or nothing in it fits the
  * grammar (rejected). A cold recogniser loads first, outside the deadline that `work` runs under.
  */
-export async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint | undefined,
-  underDeadline: (work: (signal: AbortSignal) => Promise<string>) => Promise<string>): Promise<string> {
+async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint | undefined,
+  underDeadline: (work: (signal: AbortSignal) => Promise<TurnHeard>) => Promise<TurnHeard>): Promise<TurnHeard> {
   const speech = trimToSpeech(pcm, sampleRateHz).slice(); // a dedicated buffer, transferred
-  if (speech.length === 0) return '';
+  if (speech.length === 0) return { text: '' };
   await warmEars();
-  return underDeadline(async (signal) =>
-    (await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer])).text);
+  return underDeadline(async (signal) => {
+    const r = await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer]);
+    return { text: r.text, noisyLine: r.noisyLine };
+  });
 }
 
 /** audio kept before the detector's speech start (its onset confirmation, soft first sounds) */
@@ -60,6 +65,8 @@ export class OfflineSttStream implements SttStream {
   #startMs = -1;
   #endMs = 0;
   #hint: ListenHint | undefined;
+  /** the last turn's line was noisy: the next live turn's noise is suppressed by RNNoise (a line stays as it is) */
+  #noisyLine = false;
   #closed = false;
 
   constructor(private readonly sampleRateHz: number) {}
@@ -120,9 +127,9 @@ export class OfflineSttStream implements SttStream {
     const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
     live.pending = [];
     live.pendingSamples = 0;
-    const hint = op === 'start' && this.#hint ? { hint: this.#hint } : {};
+    const start = op === 'start' ? { noisyLine: this.#noisyLine, ...(this.#hint ? { hint: this.#hint } : {}) } : {};
     const before = live.ok;
-    live.ok = this.#step(async () => (await before) && runSpeech({ kind: 'listen', op, id: live.id, pcm: pcm.buffer, ...hint },
+    live.ok = this.#step(async () => (await before) && runSpeech({ kind: 'listen', op, id: live.id, pcm: pcm.buffer, ...start },
       undefined, [pcm.buffer]).then((r) => r.live, () => false));
   }
 
@@ -151,6 +158,7 @@ export class OfflineSttStream implements SttStream {
       // a rejected live turn is heard whole too: short words ("yes", "who is this") decode worse live, where the
       // decoder's mean normalisation has had little speech to settle on, and a short turn is quick to redo
       if (!r.live) return undefined;
+      if (r.heard) this.#noisyLine = r.heard.noisyLine;
       return r.heard?.text ? { text: r.heard.text } : r.heard?.leftOut ? { leftOut: true } : undefined;
     } catch (err) {
       this.#drop(live); // an end dropped from the queue (deadline, abort) leaves the decoder held: give it back
@@ -169,7 +177,9 @@ export class OfflineSttStream implements SttStream {
     stats[heardLive?.text === undefined ? 'whole' : 'live']++;
     // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
     const hint = heardLive?.leftOut ? severalAnswers(this.#hint) : this.#hint;
-    const text = heardLive?.text ?? await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work));
+    const whole = heardLive?.text === undefined ? await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work)) : undefined;
+    if (whole?.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
+    const text = heardLive?.text ?? whole!.text;
     const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
     for (const l of this.#listeners) l(result);
     return result;
@@ -195,7 +205,7 @@ export class OfflineStt implements SpeechToTextAdapter {
   }
 
   async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
-    const text = await hearTurn(pcm, opts.sampleRateHz, opts.hint, (work) => withDeadline('stt', opts, work));
+    const { text } = await hearTurn(pcm, opts.sampleRateHz, opts.hint, (work) => withDeadline('stt', opts, work));
     return { text, final: true, startMs: 0, endMs: Math.round((pcm.length * 1000) / opts.sampleRateHz), confidence: text ? 1 : 0 };
   }
 }

@@ -82,6 +82,11 @@ async function main() {
     await until('the child call in session', () => existsSync(join(tmpdir(), `vcs-recordings-${child!.pid}`, `${r.body.id}.wav`)));
     return r.body.id as string;
   };
+  // A call whose owner stopped answering ends either way (src/calls/commands.ts): as the hang-up asked, by the instance
+  // that got it, at a fifth of the lease before the lease runs out; or, when that instance is slowed past that margin
+  // (a loaded machine), as instance_lost by the liveness sweep. One wins; the reply, storage and the one transition agree.
+  const END_OF_LOST_OWNER = ['completed/hangup_api', 'failed/instance_lost'];
+  const endOf = (c: { status?: string; to_status?: string; ended_reason?: string; reason?: string }) => `${c.status ?? c.to_status}/${c.ended_reason ?? c.reason}`;
   const transitionsTo = async (id: string) => (await a.services.db.query<{ to_status: string; reason: string }>(
     `SELECT to_status, reason FROM call_lifecycle WHERE call_id = $1 AND to_status IN ('completed', 'failed', 'canceled')`, [id])).rows;
 
@@ -91,16 +96,17 @@ async function main() {
     child!.kill('SIGSTOP');
     const r = await api(b.baseUrl, 'POST', `/calls/${id}/hangup`, key);
     t.equal(r.status, 200, JSON.stringify(r.body));
-    t.match(r.body, { status: 'completed', ended_reason: 'hangup_api' }, 'ended in storage once the owner did not answer within its lease');
+    const end = endOf(r.body);
+    t.ok(END_OF_LOST_OWNER.includes(end), `ended in storage once the owner did not answer within its lease: ${end}`);
     child!.kill('SIGCONT');
     // the owner's own end is refused by the conditional move; what it stores of the call (its recording) follows
     await until('the owner stored its recording', async () => (await a.services.db.query(`SELECT 1 FROM calls WHERE id = $1 AND recording_path IS NOT NULL`, [id])).rows.length);
-    t.match((await api(b.baseUrl, 'GET', `/calls/${id}`, key)).body, { status: 'completed', ended_reason: 'hangup_api' }, 'the stored end stands');
-    t.same(await transitionsTo(id), [{ to_status: 'completed', reason: 'hangup_api' }], 'one final transition');
+    t.equal(endOf((await api(b.baseUrl, 'GET', `/calls/${id}`, key)).body), end, 'the stored end stands');
+    t.same((await transitionsTo(id)).map(endOf), [end], 'one final transition');
     t.equal(await completedHooks(a, id), 1, 'exactly one call.completed');
   });
 
-  t.test('an owner killed with -9 mid-command: the call is ended in storage by the instance that got the command', async (t) => {
+  t.test('an owner killed with -9 mid-command: its call is ended in storage, once', async (t) => {
     const base = child && child.exitCode === null ? out.split('\n').filter((l) => l.includes('voicecall listening')).map((l) => JSON.parse(l).baseUrl)[0] : await startChild();
     const id = await callOnChild(base);
     child!.kill('SIGSTOP'); // the command below reaches its socket, never its code
@@ -109,8 +115,9 @@ async function main() {
     child!.kill('SIGKILL');
     const r = await pending;
     t.equal(r.status, 200, JSON.stringify(r.body));
-    t.match(r.body, { status: 'completed', ended_reason: 'hangup_api' });
-    t.same(await transitionsTo(id), [{ to_status: 'completed', reason: 'hangup_api' }]);
+    const end = endOf(r.body);
+    t.ok(END_OF_LOST_OWNER.includes(end), `ended in storage: ${end}`);
+    t.same((await transitionsTo(id)).map(endOf), [end], 'one final transition, the one the hang-up answered with');
     t.equal(await completedHooks(a, id), 1, 'exactly one call.completed');
   });
 }

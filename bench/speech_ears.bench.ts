@@ -14,7 +14,7 @@ import path from 'node:path';
 import { readWav } from '../src/audio/index.js';
 import type { ListenHint } from '../src/adapters/types.js';
 import type { Decoder } from 'soundswallower';
-import { grammarFor, heardFrom, newDecoder, recognise, setGrammar, suppressTurnNoise, toFloat } from '../src/speech/ears/recogniser.js';
+import { grammarFor, heardFrom, isNoisyLine, newDecoder, recognise, setGrammar, suppressTurnNoise, toFloat } from '../src/speech/ears/recogniser.js';
 import { suppressLineNoise } from '../src/speech/ears/rnnoise.js';
 import { FramePowers } from '../src/speech/ears/stand_out.js';
 import { suppressNoise } from '../src/speech/ears/denoise.js';
@@ -34,7 +34,7 @@ const FILLERS = new Set(['um', 'uh', 'well', 'so', 'okay', 'please', 'thanks']);
 /** How a turn's noise is suppressed: the recogniser's choice by the line's SNR, one suppressor always, or none. */
 type Suppression = 'as the ears (by line SNR)' | 'Wiener' | 'RNNoise' | 'off';
 const SUPPRESS: Record<Suppression, (pcm: Int16Array, powers: number[]) => Int16Array> = {
-  'as the ears (by line SNR)': suppressTurnNoise, Wiener: (pcm) => suppressNoise(pcm), RNNoise: (pcm) => suppressLineNoise(pcm, 8000), off: (pcm) => pcm,
+  'as the ears (by line SNR)': (pcm, powers) => suppressTurnNoise(pcm, isNoisyLine(powers)), Wiener: (pcm) => suppressNoise(pcm), RNNoise: (pcm) => suppressLineNoise(pcm, 8000), off: (pcm) => pcm,
 };
 
 /** One turn through a decoder as the recogniser hears it, with a given noise suppression. */

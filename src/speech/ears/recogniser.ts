@@ -58,7 +58,7 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   const powers = new FramePowers();
   powers.push(turn);
   const noisyLine = isNoisyLine(powers.powers);
-  const clean = toFloat(suppressTurnNoise(turn, powers.powers));
+  const clean = toFloat(suppressTurnNoise(turn, noisyLine));
   const heard = decodeTurn(d, clean, powers.powers);
   if (!heard.leftOut || !isOneAnswer(hint)) return { ...heard, noisyLine };
   return { ...decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers), noisyLine };
@@ -67,9 +67,9 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
 /** Whether a turn's line is noisy (its 10 ms frame powers): its noise is then suppressed by RNNoise. */
 export const isNoisyLine = (powers: number[]): boolean => lineSnrDb(powers) < NOISY_LINE_SNR_DB;
 
-/** A whole turn (8 kHz) with its line's noise suppressed, by the suppressor that suits how noisy the line is. */
-export const suppressTurnNoise = (turn: Int16Array, powers: number[]): Int16Array =>
-  (isNoisyLine(powers) ? suppressLineNoise(turn, EARS_RATE_HZ) : suppressNoise(turn));
+/** A whole turn (8 kHz) with its line's noise suppressed, by the suppressor that suits the line (`isNoisyLine`). */
+export const suppressTurnNoise = (turn: Int16Array, noisyLine: boolean): Int16Array =>
+  (noisyLine ? suppressLineNoise(turn, EARS_RATE_HZ) : suppressNoise(turn));
 
 /** The hint of a turn heard again with several answers: the names it adds, no asked field. */
 export const severalAnswers = (hint: ListenHint | undefined): ListenHint => ({ open: hint?.open ?? [], ...(hint?.names ? { names: hint.names } : {}) });

@@ -177,9 +177,12 @@ export class OfflineSttStream implements SttStream {
     stats[heardLive?.text === undefined ? 'whole' : 'live']++;
     // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
     const hint = heardLive?.leftOut ? severalAnswers(this.#hint) : this.#hint;
-    const whole = heardLive?.text === undefined ? await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work)) : undefined;
-    if (whole?.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
-    const text = heardLive?.text ?? whole!.text;
+    let text = heardLive?.text;
+    if (text === undefined) {
+      const whole = await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work));
+      if (whole.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
+      text = whole.text;
+    }
     const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
     for (const l of this.#listeners) l(result);
     return result;

@@ -26,6 +26,11 @@ const HOUR_WORDS: Record<string, number> = {
 };
 const MINUTE_WORDS: Record<string, number> = { fifteen: 15, thirty: 30, 'forty five': 45, 'forty-five': 45, 'o five': 5 };
 const HOUR_RE = Object.keys(HOUR_WORDS).join('|');
+/**
+ * After a number, words that make it an amount, not an hour: "around" and "at" lead both ("around two hundred fifty
+ * thousand dollars", "at most three crore"), so such a number is no time.
+ */
+const AMOUNT_NEXT = String.raw`(?!\s*(?:%|(?:st|nd|rd|th|k|hundred|thousand|lakhs?|lacs?|crores?|million|billion|point|rupees|dollars?|euros?|pounds?)\b))`;
 
 /**
  * Spoken times to digits: "four p m" -> "4 pm", "at eleven thirty" -> "at 11:30", "half past two" -> "2:30",
@@ -37,7 +42,7 @@ export function spokenTimeToDigits(text: string): string {
   let s = text.replace(/\b([ap])\s+m\b\.?/g, '$1m');
   s = s.replace(new RegExp(String.raw`\b(?:at |around |by )?half past (${HOUR_RE}|\d{1,2})\b`, 'g'), (_, h: string) => `at ${hour(h)}:30`);
   s = s.replace(new RegExp(String.raw`\b(?:at |around |by )?quarter past (${HOUR_RE}|\d{1,2})\b`, 'g'), (_, h: string) => `at ${hour(h)}:15`);
-  const spoken = new RegExp(String.raw`\b(at\s+|around\s+|by\s+)?(${HOUR_RE})\b(?:\s+(fifteen|thirty|forty[- ]five|o five)\b)?(?:\s+(o'?clock)\b)?(?=(\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z]))?)`, 'g');
+  const spoken = new RegExp(String.raw`\b(at\s+|around\s+|by\s+)?(${HOUR_RE})\b${AMOUNT_NEXT}(?:\s+(fifteen|thirty|forty[- ]five|o five)\b)?(?:\s+(o'?clock)\b)?(?=(\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z]))?)`, 'g');
   return s.replace(spoken, (all: string, at?: string, h?: string, min?: string, oclock?: string, ampm?: string) => {
     if (!at && !min && !oclock && !ampm) return all;
     const mm = min ? `:${String(MINUTE_WORDS[min.replace('-', ' ')] ?? 0).padStart(2, '0')}` : '';
@@ -54,7 +59,7 @@ function parseTime(s: string): Time | undefined {
     return Number(m[1]) <= 12 && min < 60 ? { h, min } : undefined;
   }
   if (/\b(noon|midday)\b/.test(s)) return { h: 12, min: 0 };
-  m = /\b(?:at|around|by) (\d{1,2})(?::([0-5]\d))?(?: o'?clock)?\b(?!\s*(?:st|nd|rd|th|%|k\b|thousand|lakh|dollars?))/.exec(s);
+  m = new RegExp(String.raw`\b(?:at|around|by) (\d{1,2})(?::([0-5]\d))?(?: o'?clock)?\b${AMOUNT_NEXT}`).exec(s);
   if (m && Number(m[1]) >= 1 && Number(m[1]) <= 12) {
     const h = Number(m[1]), min = Number(m[2] ?? 0);
     if (/\bmorning\b/.test(s)) return { h: h % 12, min };

@@ -31,6 +31,18 @@ t.test('an answer to a later question while another is asked', async (t) => {
   t.equal(c.extracted.customer_name, 'Ravi');
 });
 
+t.test('a budget "around" a number in words is no visit time: nothing is booked before the caller says when', async (t) => {
+  // the simulator's callees said these, and each was booked for today at the hour of its first number word
+  for (const [said, stored] of [['My budget is around two hundred fifty thousand dollars.', '250000 USD'],
+    ['My budget is around one point two million dollars.', '1200000 USD'], ['My budget is around four hundred thousand dollars.', '400000 USD']]) {
+    const c = converse(['Ravi', 'a house', said]);
+    t.equal(c.extracted.budget, stored, said);
+    t.equal(c.extracted.scheduled_slot, undefined, said);
+    t.notOk(c.last.some((e) => e.type === 'tool_call' && e.tool === 'calendar_booking'), 'no booking');
+    t.equal(textOf(c.last), DEFAULT_AGENT.qualify_script[3].question, 'the visit time is asked');
+  }
+});
+
 t.test('amounts in words and digits, Indian and international, one normal form', async (t) => {
   const cases: Array<[string, string]> = [
     ['eighty lakh', '8000000 INR'], ['80 lakh', '8000000 INR'], ['₹80L', '8000000 INR'], ['one point two crore', '12000000 INR'],

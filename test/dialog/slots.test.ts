@@ -48,6 +48,14 @@ t.test('incomplete or absent slots are reported as such', async (t) => {
   t.equal(iso('tuesday', 'UTC'), 'missing_time');
   t.equal(iso('I am not sure', 'UTC'), 'none');
   t.equal(iso('my budget is 400,000 dollars', 'UTC'), 'none', 'money is not a time');
+  // "around" leads a time ("Sunday morning around eleven") and an amount alike: a number that goes on into an amount
+  // is none ("around two hundred fifty thousand dollars" was booked for today at 2 pm)
+  for (const said of ['my budget is around two hundred fifty thousand dollars', 'around one point two million dollars',
+    'about four lakh rupees', 'at most three crore', 'around 2 hundred thousand', 'up to five thousand euros', 'around 12 lakh', 'at 20% down']) {
+    t.equal(iso(said, 'UTC'), 'none', said);
+  }
+  t.equal(iso('Monday around two', 'UTC'), '2026-11-23T14:00:00+00:00', 'a bare hour after "around" is still a time');
+  t.equal(iso('Monday at four thirty', 'UTC'), '2026-11-23T16:30:00+00:00');
   const r = parseSlot('next Tuesday at 3 pm', SUNDAY_EVENING_UTC, 'Asia/Kolkata');
   t.match(r, { kind: 'slot', spoken: 'Tuesday, November 24 at 3:00 PM' });
 });

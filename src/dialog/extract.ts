@@ -47,9 +47,16 @@ export function extractStatedName(text: string): string | undefined {
 
 const INTENT_PREFIX = /^(?:(?:yes|yeah|well|so|um|uh|ok|okay)[, ]+)*(?:i am|i'm|we are|we're|i|we)?\s*(?:am\s+)?(?:looking for|interested in|want|would like|need|searching for|after)\s+/i;
 
-/** "I am looking for a two bedroom apartment." -> "a two bedroom apartment". Needs at least two words of substance. */
+/** "Karan here", "Vikram speaking", with a greeting before: a caller naming themselves without a lead */
+const NAME_HERE = /^(?:(?:hi|hello|hey)[, ]+)?[\p{L}'-]+(?: [\p{L}'-]+)? (?:here|speaking)$/iu;
+
+/**
+ * "I am looking for a two bedroom apartment." -> "a two bedroom apartment". Needs at least two words of substance; a
+ * caller introducing themselves ("My name is Karan", "Karan here") has not said what they look for.
+ */
 export function extractIntent(text: string): string | undefined {
   const clean = text.trim().replace(/[.!?]+$/g, '');
+  if (extractStatedName(clean) !== undefined || NAME_HERE.test(clean)) return undefined;
   // a request riding along ("…, can you send me the brochure?") is not part of the intent
   const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');

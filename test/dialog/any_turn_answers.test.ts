@@ -43,6 +43,18 @@ t.test('a budget "around" a number in words is no visit time: nothing is booked 
   }
 });
 
+t.test('a caller who gives their name when asked what they look for has not said what they look for', async (t) => {
+  for (const said of ['My name is Karan.', 'Karan here.', 'Hello, I am Meera.', 'This is Anjali.', 'Hi, I am Sunil.', 'Vikram speaking.']) {
+    const c = converse(['Ravi', said]);
+    t.equal(c.extracted.intent, undefined, said);
+    t.match(textOf(c.last), DEFAULT_AGENT.qualify_script[1].question, 'the need is asked again');
+  }
+  for (const [said, need] of [['I am looking for a villa.', 'a villa'], ['A two bedroom flat near the station.', 'A two bedroom flat near the station'],
+    ['Something in the city centre.', 'Something in the city centre']]) {
+    t.equal(converse(['Ravi', said]).extracted.intent, need, said);
+  }
+});
+
 t.test('amounts in words and digits, Indian and international, one normal form', async (t) => {
   const cases: Array<[string, string]> = [
     ['eighty lakh', '8000000 INR'], ['80 lakh', '8000000 INR'], ['₹80L', '8000000 INR'], ['one point two crore', '12000000 INR'],

@@ -16,6 +16,8 @@ export interface Amount {
   raw: string;
   /** a scale word or abbreviation was used (thousand, lakh, crore, million, billion, k, L, Cr, M, bn) */
   scaled: boolean;
+  /** a size rather than money: a unit of area or length follows ("two thousand square feet", "five acres") */
+  measure?: boolean;
 }
 
 const UNITS: Record<string, number> = {
@@ -35,6 +37,10 @@ const CURRENCY_WORDS: Record<string, string> = {
   dollar: 'USD', dollars: 'USD', usd: 'USD', rupee: 'INR', rupees: 'INR', inr: 'INR', rs: 'INR', euro: 'EUR', euros: 'EUR',
   eur: 'EUR', pound: 'GBP', pounds: 'GBP', gbp: 'GBP', aed: 'AED', dirham: 'AED', dirhams: 'AED',
 };
+
+/** units a size is given in: a number before one is no sum of money */
+const MEASURE_WORDS = new Set(['square', 'sq', 'sqft', 'feet', 'foot', 'ft', 'metres', 'meters', 'metre', 'meter', 'acre', 'acres',
+  'hectare', 'hectares', 'yards', 'gaj', 'bigha', 'bighas', 'guntha', 'km', 'kilometres', 'kilometers', 'miles']);
 
 type Tok = { t: string; at: number; end: number };
 
@@ -69,7 +75,8 @@ export function findAmounts(text: string): Amount[] {
     currency ??= r.indian ? 'INR' : undefined;
     const from = before && (SYMBOLS[before] || CURRENCY_WORDS[before]) ? toks[i - 1].at : toks[i].at;
     const to = after && CURRENCY_WORDS[after] && !(before && (SYMBOLS[before] || CURRENCY_WORDS[before])) ? toks[r.next].end : toks[r.next - 1].end;
-    found.push({ value: r.value, ...(currency ? { currency } : {}), raw: text.slice(from, to), scaled: r.scaled });
+    const measure = !currency && after !== undefined && MEASURE_WORDS.has(after);
+    found.push({ value: r.value, ...(currency ? { currency } : {}), raw: text.slice(from, to), scaled: r.scaled, ...(measure ? { measure } : {}) });
     i = r.next;
   }
   return found;
@@ -128,9 +135,10 @@ export function formatAmount(a: Pick<Amount, 'value' | 'currency'>): string {
 
 /**
  * The budget in a caller's words: the first amount with a scale or a currency ("between 300 and 400 thousand"
- * -> 400 thousand), otherwise the first of at least 100 units; undefined when there is none.
+ * -> 400 thousand), otherwise the first of at least 100 units; never a size ("a plot of two thousand square feet");
+ * undefined when there is none.
  */
 export function findBudget(text: string): Amount | undefined {
-  const amounts = findAmounts(text);
+  const amounts = findAmounts(text).filter((a) => !a.measure);
   return amounts.find((a) => a.scaled || a.currency) ?? amounts.find((a) => a.value >= 100);
 }

@@ -15,7 +15,10 @@ const NOT_A_NAME = /\b(not|interested|busy|sorry|what|who|why|looking|calling|hu
 const NOT_NAME_START = new Set(['a', 'an', 'the', 'my', 'our', 'some', 'any', 'fine', 'good', 'great', 'ok', 'okay', 'well', 'here',
   'there', 'sure', 'yes', 'yeah', 'no', 'just', 'so', 'very', 'really', 'also', 'still', 'back', 'ready', 'free', 'available', 'happy',
   'glad', 'from', 'in', 'at', 'on', 'with', 'driving', 'home', 'working', 'going', 'trying', 'thinking', 'planning', 'asking',
-  'wondering', 'new', 'single', 'married', 'retired', 'around', 'about', 'maybe', 'probably', 'hoping', 'fed', 'tired', 'alright']);
+  'wondering', 'new', 'single', 'married', 'retired', 'around', 'about', 'maybe', 'probably', 'hoping', 'fed', 'tired', 'alright',
+  // pronouns, prepositions and words of time: "it is for my son", "next week sometime"
+  'it', 'this', 'that', 'me', 'him', 'her', 'them', 'us', 'for', 'to', 'of', 'by', 'after', 'before', 'next', 'last', 'sometime',
+  'later', 'today', 'tomorrow', 'tonight']);
 /** where a name ends inside a longer sentence: punctuation, "and", "but", a second clause */
 const NAME_END = /\s*(?:[,;:.!?]|\s(?:and|but|so|from|calling|i'm|i am|i|we|looking|speaking|here)\b).*$/i;
 

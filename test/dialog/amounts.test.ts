@@ -16,6 +16,14 @@ t.test('Indian style: lakh and crore, in words or digits, imply rupees', async (
   t.equal(norm('Rs. 50 lakh'), '5000000 INR');
 });
 
+t.test('a size is no budget: a unit of area or length after the number', async (t) => {
+  t.equal(norm('a plot of two thousand square feet'), undefined);
+  t.equal(norm('five acres'), undefined);
+  t.equal(norm('1200 sq ft'), undefined);
+  t.equal(norm('2400 sq ft for eighty lakh'), '8000000 INR', 'the money beside the size');
+  t.equal(norm('five thousand rupees per square foot'), '5000 INR', 'a price per unit is money');
+});
+
 t.test('international style', async (t) => {
   t.equal(norm('two hundred thousand'), '200000');
   t.equal(norm('one hundred and fifty thousand'), '150000');

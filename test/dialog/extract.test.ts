@@ -9,6 +9,10 @@ t.test('names', async (t) => {
   t.equal(extractName('Who is this?'), undefined);
   t.equal(extractName('I am not interested'), undefined);
   t.equal(extractName('well I think it is going to be a long story really'), undefined, 'too many words for a name');
+  // answers to the name question that are no name: a time, or who the home is for
+  for (const said of ['Next week sometime.', 'It is for my son.', 'Tomorrow maybe.', 'After lunch.', 'For my parents.', 'This is it.']) {
+    t.equal(extractName(said), undefined, said);
+  }
 });
 
 t.test('intent', async (t) => {

@@ -2,7 +2,8 @@
  * Whole simulated calls with real voices against tone code, side by side in one run: the same cooperative calls
  * through the real service (startServer, HTTP dispatch, callees on real media WebSockets, audio pool), once with
  * SIM_SPEECH=tones (SimVoice) and once with SIM_SPEECH=offline (the offline voice, the grammar ears, callees as
- * personas). Per mode: calls completed, fields understood (name and budget extracted), wall time, process CPU (all
+ * personas). Per mode: calls completed, the four fields stored right or wrong against what each persona said (its
+ * persona follows from the call id), wall time, process CPU (all
  * threads: main, audio pool, speech threads) and what that CPU buys: whole calls per minute on two busy cores.
  * The offline voice and ears are loaded before the offline run (once per process, like a service that has taken calls).
  *   npm run bench -- calls_speech
@@ -13,6 +14,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { startServer } from '../src/server.js';
 import { warmEars, warmVoice, closeSpeechPool } from '../src/speech/pool.js';
+import { SimulatedCallee, type CalleePersona } from '../src/adapters/sim/callee.js';
 
 const CALLS = Number(process.env.CALLS ?? 6);
 const SCALE = Number(process.env.SIM_TIME_SCALE ?? 10);
@@ -20,7 +22,42 @@ const API_KEY = 'bench-service-api-key-0123456789';
 const TERMINAL = ['completed', 'no_answer', 'busy', 'failed', 'canceled'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Row { status: string; ended_reason: string | null; extracted_data: Record<string, unknown>; metrics: { frames_in?: number } | null }
+interface Row { id: string; status: string; ended_reason: string | null; extracted_data: Record<string, unknown>; metrics: { frames_in?: number } | null }
+
+/**
+ * What the personas' phrases mean, written here rather than read with the dialog's own parsers, so a value stored
+ * from the wrong words counts as wrong: budgets as stored, visit times as a day (0 = Sunday, or 'tomorrow') and an hour.
+ */
+const BUDGETS: Record<string, string> = {
+  'four hundred thousand dollars': '400000 USD', 'fifty lakh rupees': '5000000 INR', 'one point two million dollars': '1200000 USD',
+  'eighty lakh rupees': '8000000 INR', 'two hundred fifty thousand dollars': '250000 USD',
+};
+const SLOTS: Record<string, { day: number | 'tomorrow'; time: string }> = {
+  'tomorrow at ten a m': { day: 'tomorrow', time: '10:00' }, 'next Tuesday at three p m': { day: 2, time: '15:00' },
+  'Friday at eleven thirty a m': { day: 5, time: '11:30' }, 'tomorrow at four p m': { day: 'tomorrow', time: '16:00' },
+  'next Monday at two p m': { day: 1, time: '14:00' },
+};
+const FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot'] as const;
+type Outcome = 'right' | 'wrong' | 'missing';
+
+/** A stored field against what the persona said (a slot in the call's own offset: its local day and time). */
+function judge(field: (typeof FIELDS)[number], stored: unknown, p: CalleePersona, startedMs: number): Outcome {
+  if (stored === undefined || stored === null || stored === '') return 'missing';
+  const v = String(stored);
+  if (field === 'customer_name') return v.toLowerCase() === p.name.toLowerCase() ? 'right' : 'wrong';
+  const need = (x: string) => x.toLowerCase().replace(/^an? /, ''); // "three bedroom villa" is what "a three bedroom villa" asks
+  if (field === 'intent') return need(v) === need(p.intent) ? 'right' : 'wrong';
+  if (field === 'budget') return BUDGETS[p.budget] === v ? 'right' : 'wrong';
+  const want = SLOTS[p.slot];
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}):\d{2}([+-]\d{2}):(\d{2})$/.exec(v);
+  if (!want || !m) return 'wrong';
+  const offsetMs = Math.sign(Number(m[3])) * (Math.abs(Number(m[3])) * 60 + Number(m[4])) * 60_000;
+  const today = new Date(startedMs + offsetMs).toISOString().slice(0, 10);
+  const date = new Date(`${m[1]}T00:00:00Z`);
+  const daysAhead = Math.round((date.getTime() - Date.parse(`${today}T00:00:00Z`)) / 86_400_000);
+  const dayRight = want.day === 'tomorrow' ? daysAhead === 1 : date.getUTCDay() === want.day && daysAhead >= 0 && daysAhead <= 7;
+  return dayRight && m[2] === want.time ? 'right' : 'wrong';
+}
 
 async function run(speech: 'tones' | 'offline') {
   const config = loadConfig({
@@ -35,6 +72,7 @@ async function run(speech: 'tones' | 'offline') {
       ...(body ? { body: JSON.stringify(body) } : {}) });
     return res.json() as Promise<Record<string, unknown>>;
   };
+  const startedMs = Date.now();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const ids: string[] = [];
@@ -53,9 +91,10 @@ async function run(speech: 'tones' | 'offline') {
   const cpuS = (cpu.user + cpu.system) / 1e6;
   await srv.close();
   const mediaS = rows.reduce((s, r) => s + (r.metrics?.frames_in ?? 0) * 0.02, 0);
-  const heard = rows.filter((r) => r.extracted_data.customer_name && r.extracted_data.budget).length;
+  const outcomes = FIELDS.map((f) => rows.map((r) => judge(f, r.extracted_data[f], new SimulatedCallee(r.id, 'cooperative').persona, startedMs)));
+  const count = (o: Outcome) => outcomes.map((per) => per.filter((x) => x === o).length);
   return {
-    speech, completed: rows.filter((r) => r.ended_reason === 'completed').length, heard, wallS, cpuS, mediaS,
+    speech, completed: rows.filter((r) => r.ended_reason === 'completed').length, right: count('right'), wrong: count('wrong'), wallS, cpuS, mediaS,
     callsPerTwoCoreMinute: (rows.length / cpuS) * 120,
   };
 }
@@ -67,9 +106,10 @@ await closeSpeechPool();
 
 const f = (n: number, d = 1) => n.toFixed(d);
 console.log(`\n${CALLS} cooperative simulated calls per mode at SIM_TIME_SCALE=${SCALE}, one after the other in one process\n`);
-console.log('| SIM_SPEECH | calls ended `completed` | name and budget understood | media per call, s | wall, s | CPU, s (all threads) | CPU s per call | whole calls per minute on two busy cores |');
+console.log('| SIM_SPEECH | calls ended `completed` | name / need / budget / visit stored right (wrong) | media per call, s | wall, s | CPU, s (all threads) | CPU s per call | whole calls per minute on two busy cores |');
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of [tones, offline]) {
-  console.log(`| ${r.speech} | ${r.completed}/${CALLS} | ${r.heard}/${CALLS} | ${f(r.mediaS / CALLS)} | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(r.cpuS / CALLS, 2)} | ${f(r.callsPerTwoCoreMinute)} |`);
+  const fields = r.right.map((n, i) => `${n}${r.wrong[i] ? ` (${r.wrong[i]})` : ''}`).join(' / ');
+  console.log(`| ${r.speech} | ${r.completed}/${CALLS} | ${fields} of ${CALLS} | ${f(r.mediaS / CALLS)} | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(r.cpuS / CALLS, 2)} | ${f(r.callsPerTwoCoreMinute)} |`);
 }
 process.exit(0);

@@ -106,7 +106,8 @@ function statedField(field: string, text: string, req: DialogTurnRequest, now: D
     case 'customer_name': return { value: extractStatedName(text) };
     case 'intent': { const v = extractStatedIntent(text); return { value: v && parseSlot(v, now, 'UTC').kind === 'none' ? v : undefined }; }
     case 'budget': return { value: extractStatedBudget(text) };
-    case 'scheduled_slot': { const got = slotOf(text, req, now); return got.value && !BARE_HOUR.test(text.trim()) ? got : {}; }
+    // unasked, a visit names its day: "around five" or "I can talk at four" to another question books nothing
+    case 'scheduled_slot': { const got = slotOf(text, req, now); return got.value && NAMES_A_DAY.test(text) ? got : {}; }
     default: return {};
   }
 }

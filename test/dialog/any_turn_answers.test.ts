@@ -43,6 +43,16 @@ t.test('a budget "around" a number in words is no visit time: nothing is booked 
   }
 });
 
+t.test('a time without a day, said to another question, books no visit; asked when, it does', async (t) => {
+  for (const said of ['Around five.', 'I can talk at four.', 'Sometime in the morning.', 'At two?']) {
+    const c = converse(['Ravi', said]);
+    t.equal(c.extracted.scheduled_slot, undefined, said);
+    t.notOk(c.last.some((e) => e.type === 'tool_call' && e.tool === 'calendar_booking'), `${said}: no booking`);
+  }
+  t.equal(converse(['Ravi', 'Friday evening works for me.']).extracted.scheduled_slot, '2026-11-27T18:00:00+05:30', 'a day and its part: taken');
+  t.equal(converse(['Ravi', 'a house', 'fifty lakh', 'Around five.']).extracted.scheduled_slot, '2026-11-23T17:00:00+05:30', 'asked: taken');
+});
+
 t.test('a caller who gives their name when asked what they look for has not said what they look for', async (t) => {
   for (const said of ['My name is Karan.', 'Karan here.', 'Hello, I am Meera.', 'This is Anjali.', 'Hi, I am Sunil.', 'Vikram speaking.']) {
     const c = converse(['Ravi', said]);

@@ -5,7 +5,7 @@ import { findBudget, formatAmount } from './amounts.js';
  * undefined when the answer does not contain the thing asked, which the engine counts as a failed attempt.
  */
 
-const NAME_PREFIX = /\b(?:my name is|my name's|name is|this is|i am|i'm|it's|it is|call me|speaking)\s+(.+)$/i;
+const NAME_PREFIX = /\b(?:my name is|my name's|(?<!\b(?:her|his|their|wife's|husband's|son's|daughter's) )name is|this is|i am|i'm|it's|it is|call me|speaking)\s+(.+)$/i;
 /** prefixes that name the speaker whatever was asked ("Hi, my name is Anita Rao") */
 const EXPLICIT_NAME_PREFIX = /\b(?:my name is|my name's|name's|call me)\s+(.+)$/i;
 /** prefixes that name the speaker only when a name-like word follows ("I'm Anita", not "I'm fine") */
@@ -53,18 +53,28 @@ const INTENT_PREFIX = /^(?:(?:yes|yeah|well|so|um|uh|ok|okay)[, ]+)*(?:i am|i'm|
 /** "Karan here", "Vikram speaking", with a greeting before: a caller naming themselves without a lead */
 const NAME_HERE = /^(?:(?:hi|hello|hey)[, ]+)?[\p{L}'-]+(?: [\p{L}'-]+)? (?:here|speaking)$/iu;
 
+/** a name given, the caller's or another's ("her name is Priya") */
+const NAMES_SOMEONE = /\bname(?: is|'s)\b/i;
+/** only a go-ahead: "sure, go ahead", "okay please" */
+const GO_AHEAD = /^(?:(?:yes|yeah|sure|ok(?:ay)?|alright|fine|go ahead|please|carry on|tell me)[\s,]*)+$/i;
+/** words of when, and words of what: an answer with the first and none of the second tells when, not what */
+const WHEN_WORDS = /\b(?:today|tomorrow|tonight|week|weekend|month|year|mornings?|afternoons?|evenings?|nights?|sometime|later|soon|after|before|till|until|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+const WHAT_WORDS = /\b(?:flat|apartment|villa|house|home|plot|land|office|shop|penthouse|studio|bungalow|duplex|bhk|bedrooms?|rooms?|property|space|floor|building|unit|condo|farmhouse|warehouse|commercial|residential|rent|buy|invest(?:ment)?)\b/i;
+
 /**
- * "I am looking for a two bedroom apartment." -> "a two bedroom apartment". Needs at least two words of substance; a
- * caller introducing themselves ("My name is Karan", "Karan here") has not said what they look for.
+ * "I am looking for a two bedroom apartment." -> "a two bedroom apartment". Needs at least two words of substance. Not
+ * a need: a caller introducing themselves ("My name is Karan", "Karan here") or someone else ("her name is Priya"), a
+ * go-ahead ("Sure, go ahead"), or when rather than what ("Maybe after Diwali", "Next week sometime").
  */
 export function extractIntent(text: string): string | undefined {
   const clean = text.trim().replace(/[.!?]+$/g, '');
-  if (extractStatedName(clean) !== undefined || NAME_HERE.test(clean)) return undefined;
+  if (extractStatedName(clean) !== undefined || NAME_HERE.test(clean) || NAMES_SOMEONE.test(clean) || GO_AHEAD.test(clean)) return undefined;
+  if (WHEN_WORDS.test(clean) && !WHAT_WORDS.test(clean)) return undefined;
   // a request riding along ("…, can you send me the brochure?") is not part of the intent
   const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');
   if (stripped.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2) return undefined;
-  if (/^(?:i don'?t know|not sure|no idea|nothing)\b/i.test(stripped)) return undefined;
+  if (/^(?:(?:hmm+|um+|uh+|well)[,\s]+)*(?:i don'?t know|not sure|no idea|nothing|let me think|i(?:'ll| will| need to) think|i already (?:bought|have|own))\b/i.test(stripped)) return undefined;
   return stripped;
 }
 

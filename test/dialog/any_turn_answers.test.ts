@@ -59,7 +59,13 @@ t.test('a caller who gives their name when asked what they look for has not said
     t.equal(c.extracted.intent, undefined, said);
     t.match(textOf(c.last), DEFAULT_AGENT.qualify_script[1].question, 'the need is asked again');
   }
-  for (const [said, need] of [['I am looking for a villa.', 'a villa'], ['A two bedroom flat near the station.', 'A two bedroom flat near the station'],
+  // nor has one who says who decides, only goes ahead, or says when rather than what
+  for (const said of ['My wife decides, her name is Priya.', 'Sure, go ahead.', 'Maybe after Diwali.', 'Next week sometime.', 'I work till six, so evenings.',
+    'Hmm, let me think.', 'I already bought one.']) {
+    t.equal(converse(['Ravi', said]).extracted.intent, undefined, said);
+  }
+  t.equal(converse(['My wife decides, her name is Priya.']).extracted.customer_name, undefined, 'her name is not the caller\'s');
+  for (const [said, need] of [['A house for next year.', 'A house for next year'], ['I am looking for a villa.', 'a villa'], ['A two bedroom flat near the station.', 'A two bedroom flat near the station'],
     ['Something in the city centre.', 'Something in the city centre']]) {
     t.equal(converse(['Ravi', said]).extracted.intent, need, said);
   }

@@ -48,7 +48,13 @@ export function extractStatedName(text: string): string | undefined {
   return soft ? asName(soft[1].replace(NAME_END, '')) : undefined;
 }
 
-const INTENT_PREFIX = /^(?:(?:yes|yeah|well|so|um|uh|ok|okay)[, ]+)*(?:i am|i'm|we are|we're|i|we)?\s*(?:am\s+)?(?:looking for|interested in|want|would like|need|searching for|after)\s+/i;
+const INTENT_PREFIX = /^(?:(?:yes|yeah|well|so|um|uh|ok|okay)[, ]+)*(?:i am|i'm|we are|we're|i|we)?\s*(?:am\s+)?(?:looking for|interested in|want|would like|'d like|need|searching for|after|prefer|thinking (?:of|about))\s+/i;
+/**
+ * An answer that, once its lead is gone, still opens with a subject ("I had pasta for dinner", "My daughter starts
+ * school", "The kitchen needs paint") is a sentence about something else; a need is a thing ("a villa near the
+ * metro", "something in the city centre").
+ */
+const A_CLAUSE = /^(?:(?:i|i'm|i've|i'd|i'll|we|we're|we've|you|he|she|they|it|it's|my|our|his|her|their|sorry|hang on|hold on|wait)\b|the \w+(?: \w+)? (?:is|was|were|are|has|had|have|needs?|went|got)\b)/i;
 
 /** "Karan here", "Vikram speaking", with a greeting before: a caller naming themselves without a lead */
 const NAME_HERE = /^(?:(?:hi|hello|hey)[, ]+)?[\p{L}'-]+(?: [\p{L}'-]+)? (?:here|speaking)$/iu;
@@ -73,7 +79,7 @@ export function extractIntent(text: string): string | undefined {
   // a request riding along ("…, can you send me the brochure?") is not part of the intent
   const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');
-  if (stripped.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2) return undefined;
+  if (stripped.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2 || A_CLAUSE.test(stripped)) return undefined;
   if (/^(?:(?:hmm+|um+|uh+|well)[,\s]+)*(?:i don'?t know|not sure|no idea|nothing|let me think|i(?:'ll| will| need to) think|i already (?:bought|have|own))\b/i.test(stripped)) return undefined;
   return stripped;
 }

@@ -22,6 +22,16 @@ t.test('intent', async (t) => {
   t.equal(extractIntent('send me the brochure'), undefined, 'a request is not an intent');
   t.equal(extractIntent('A villa, and send me the details'), 'A villa');
   t.equal(extractIntent("I don't know really"), undefined);
+  // a sentence about something else is no need (open speech-to-text hears everyday speech word for word)
+  for (const said of ['I had pasta for dinner yesterday.', 'My daughter starts school in June.', 'The kitchen needs a new coat of paint.',
+    'We went to the market on foot.', 'I live in Bandra with my family.', 'Sorry, the line is bad.', 'The last one was too expensive.']) {
+    t.equal(extractIntent(said), undefined, said);
+  }
+  for (const [said, need] of [["I'd like a sea-facing flat.", 'a sea-facing flat'], ["I'm thinking of a villa.", 'a villa'],
+    ['We prefer a ground floor unit.', 'a ground floor unit'], ['Something close to the metro.', 'Something close to the metro'],
+    ['The two bedroom one.', 'The two bedroom one'], ['Looking to buy a plot.', 'Looking to buy a plot']]) {
+    t.equal(extractIntent(said), need, said);
+  }
 });
 
 t.test('budget needs an amount', async (t) => {

@@ -63,6 +63,8 @@ const NAME_HERE = /^(?:(?:hi|hello|hey)[, ]+)?[\p{L}'-]+(?: [\p{L}'-]+)? (?:here
 const NAMES_SOMEONE = /\bname(?: is|'s)\b/i;
 /** only a go-ahead: "sure, go ahead", "okay please" */
 const GO_AHEAD = /^(?:(?:yes|yeah|sure|ok(?:ay)?|alright|fine|go ahead|please|carry on|tell me)[\s,]*)+$/i;
+/** a stall or a no: "hmm, let me think", "not sure", "I already bought one" */
+const STALL = /^(?:(?:hmm+|um+|uh+|well)[,\s]+)*(?:i don'?t know|not sure|no idea|nothing|let me think|i(?:'ll| will| need to) think|i already (?:bought|have|own))\b/i;
 /** words of when, and words of what: an answer with the first and none of the second tells when, not what */
 const WHEN_WORDS = /\b(?:today|tomorrow|tonight|week|weekend|month|year|mornings?|afternoons?|evenings?|nights?|sometime|later|soon|after|before|till|until|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 const WHAT_WORDS = /\b(?:flat|apartment|villa|house|home|plot|land|office|shop|penthouse|studio|bungalow|duplex|bhk|bedrooms?|rooms?|property|space|floor|building|unit|condo|farmhouse|warehouse|commercial|residential|rent|buy|invest(?:ment)?)\b/i;
@@ -80,7 +82,7 @@ export function extractIntent(text: string): string | undefined {
   const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');
   if (stripped.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2 || A_CLAUSE.test(stripped)) return undefined;
-  if (/^(?:(?:hmm+|um+|uh+|well)[,\s]+)*(?:i don'?t know|not sure|no idea|nothing|let me think|i(?:'ll| will| need to) think|i already (?:bought|have|own))\b/i.test(stripped)) return undefined;
+  if (STALL.test(stripped)) return undefined;
   return stripped;
 }
 

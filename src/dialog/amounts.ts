@@ -14,6 +14,8 @@ export interface Amount {
   currency?: string;
   /** the words as said */
   raw: string;
+  /** where `raw` starts in the text */
+  at: number;
   /** a scale word or abbreviation was used (thousand, lakh, crore, million, billion, k, L, Cr, M, bn) */
   scaled: boolean;
   /** a size rather than money: a unit of area or length follows ("two thousand square feet", "five acres") */
@@ -76,7 +78,7 @@ export function findAmounts(text: string): Amount[] {
     const from = before && (SYMBOLS[before] || CURRENCY_WORDS[before]) ? toks[i - 1].at : toks[i].at;
     const to = after && CURRENCY_WORDS[after] && !(before && (SYMBOLS[before] || CURRENCY_WORDS[before])) ? toks[r.next].end : toks[r.next - 1].end;
     const measure = !currency && after !== undefined && MEASURE_WORDS.has(after);
-    found.push({ value: r.value, ...(currency ? { currency } : {}), raw: text.slice(from, to), scaled: r.scaled, ...(measure ? { measure } : {}) });
+    found.push({ value: r.value, ...(currency ? { currency } : {}), raw: text.slice(from, to), at: from, scaled: r.scaled, ...(measure ? { measure } : {}) });
     i = r.next;
   }
   return found;

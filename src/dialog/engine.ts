@@ -298,8 +298,9 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
       take('customer_name', { value: stated });
     }
     for (const s of pending) if (!isFilled(extracted, s.field)) take(s.field, statedField(s.field, caller, req, now));
-    // A bare answer belongs to the question asked, unless the caller was talking about something else.
-    if (asked && !isFilled(extracted, asked.field) && learnedNow.length === 0 && !handled) {
+    // A bare answer belongs to the question asked, unless the caller was talking about something else; a need keeps
+    // its own words beside a price or a name given with it ("a three bedroom flat under one crore")
+    if (asked && !isFilled(extracted, asked.field) && (learnedNow.length === 0 || asked.field === 'intent') && !handled) {
       const question = questionOf(asked, req, heardVars, history.slice(0, -1));
       const tier = ctx.budget_tier?.trim();
       if (asked.field === 'budget' && tier && question === budgetConfirmation(tier)) {

@@ -81,9 +81,35 @@ export function extractIntent(text: string): string | undefined {
   // a request riding along ("…, can you send me the brochure?") is not part of the intent
   const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');
-  if (stripped.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2 || A_CLAUSE.test(stripped)) return undefined;
-  if (STALL.test(stripped)) return undefined;
-  return stripped;
+  const need = withoutPrice(stripped).replace(ACCEPTANCE, '');
+  if (isNeed(need)) return need;
+  // "We are two people, a small flat is fine": the one clause that names a thing
+  const things = stripped.split(/\s*[,;]\s*/).filter((c) => WHAT_WORDS.test(c));
+  const thing = things.length === 1 ? withoutPrice(things[0].replace(INTENT_PREFIX, '')).replace(ACCEPTANCE, '') : '';
+  return isNeed(thing) ? thing : undefined;
+}
+
+/** a need is a thing of at least two words, not a sentence about something else nor a stall */
+const isNeed = (need: string): boolean =>
+  need.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 2 && !A_CLAUSE.test(need) && !STALL.test(need);
+
+/** a need's acceptance after it: "a small flat is fine", "a villa would do", "a plot works for us" */
+const ACCEPTANCE = /\s+(?:(?:is|would be|will be|should be)\s+(?:fine|ok(?:ay)?|good|enough|great|perfect)|(?:would|will) do|works(?: for (?:me|us))?)$/i;
+
+/** the words that lead into a price inside a need: "… with a budget of around", "… for", "… in the range of" */
+const PRICE_LEAD = /(?:[\s,]*\b(?:with|for|at|in|of|within|and|a|the|budget|range|around|about|under|below|upto|up|to|less|than|not|more|max|maximum|costing|priced|roughly|approximately|nearly|between|only)\b)*[\s,]*$/i;
+
+/**
+ * A need with its price said in it, the price cut off: "a villa for 80 lakh" -> "a villa", "around fifty lakh, a villa"
+ * -> "a villa", "something around fifty lakh" -> "something" (which is then no need), "one crore is my limit" -> "".
+ * Only a price (a scale or a currency) cuts: "a 3 BHK flat" stays whole.
+ */
+function withoutPrice(need: string): string {
+  const price = findBudget(need);
+  if (!price || !(price.scaled || price.currency)) return need;
+  const before = need.slice(0, price.at).replace(PRICE_LEAD, '').trim();
+  const after = need.slice(price.at + price.raw.length).replace(/^(?:[\s,;]+|\b(?:and|only|for)\b)*/i, '').trim();
+  return before || (WHAT_WORDS.test(after) ? after : '');
 }
 
 const STATED_INTENT = /\b(?:looking for|interested in|searching for|want(?! to (?:speak|talk))|would like(?! to (?:speak|talk))|need)\s+(.+)$/i;
@@ -94,7 +120,7 @@ const INTENT_END = /\s*(?:[;.!?]|,\s*(?:and\s+)?(?:my|our|the|i|we|can|could|ple
 export function extractStatedIntent(text: string): string | undefined {
   const m = STATED_INTENT.exec(text.trim());
   if (!m) return undefined;
-  const object = m[1].replace(INTENT_END, '').replace(/[,;.!?]+$/, '').trim();
+  const object = withoutPrice(m[1].replace(INTENT_END, '').replace(/[,;.!?]+$/, '').trim());
   if (object.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2 || BROCHURE_RE.test(object) || ESCALATION_RE.test(object)) return undefined;
   return object;
 }

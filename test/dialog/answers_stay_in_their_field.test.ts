@@ -21,6 +21,8 @@ const LINES: Array<[string, Field[], Field?]> = [
   ['About four hundred thousand dollars.', ['budget']], ['One crore is my limit.', ['budget']],
   ['Friday at eleven thirty a m works for me.', ['scheduled_slot']], ['Tomorrow afternoon at three.', ['scheduled_slot']],
   ['Around five.', [], 'scheduled_slot'], ['Sometime in the morning.', [], 'scheduled_slot'],
+  ['I am looking for something around fifty lakh.', ['budget']], ['A three bedroom flat under one crore.', ['budget'], 'intent'],
+  ['Around fifty lakh, a villa.', ['budget'], 'intent'], ['We are two people, a small flat is fine.', [], 'intent'],
   ['Plot of two thousand square feet.', [], 'intent'], ['Next week sometime.', []], ['It is for my son.', []],
   ['Maybe after Diwali.', []], ['Sure, go ahead.', []], ['Hmm, let me think.', []], ['My wife decides, her name is Priya.', []],
   ['I had pasta for dinner yesterday.', []], ['The kitchen needs a new coat of paint.', []], ['We went to the market on foot.', []],

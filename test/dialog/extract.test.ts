@@ -32,6 +32,17 @@ t.test('intent', async (t) => {
     ['The two bedroom one.', 'The two bedroom one'], ['Looking to buy a plot.', 'Looking to buy a plot']]) {
     t.equal(extractIntent(said), need, said);
   }
+  // a price said with the need is the budget's, not part of the need; a need is the clause that names a thing
+  for (const [said, need] of [['I want a villa for 80 lakh.', 'a villa'], ['A three bedroom flat under one crore.', 'A three bedroom flat'],
+    ['We need a plot in the range of fifty lakh.', 'a plot'], ['Around fifty lakh, a villa.', 'a villa'],
+    ['Fifty lakh for a two bedroom flat.', 'a two bedroom flat'], ['A 3 BHK flat.', 'A 3 BHK flat'],
+    ['We are two people, a small flat is fine.', 'a small flat'], ['A villa would do.', 'A villa']]) {
+    t.equal(extractIntent(said), need, said);
+  }
+  for (const said of ['I am looking for something around fifty lakh.', 'One crore is my limit.', 'Fifty lakh, not more.',
+    'I already have a flat, thanks.', 'Hang on, my house is on fire.']) {
+    t.equal(extractIntent(said), undefined, said);
+  }
 });
 
 t.test('budget needs an amount', async (t) => {

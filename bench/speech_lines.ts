@@ -33,6 +33,13 @@ export const PHRASED: Array<[string, 'budget' | 'scheduled_slot']> = [
   ['Saturday around three in the afternoon.', 'scheduled_slot'],
 ];
 
+/** Needs said with where they are wanted, and the need heard without the place (the grammar cannot spell a place). */
+export const WITH_PLACE: Array<[string, string]> = [
+  ['We want a villa near the school.', 'we want a villa'], ['A flat in Whitefield.', 'a flat'],
+  ['A two bedroom apartment close to my office.', 'a two bedroom apartment'], ['Looking for a plot near the highway.', 'looking for a plot'],
+  ['I want a house next to my parents.', 'i want a house'],
+];
+
 /** Budgets said with a teen and with its ten ("sixteen lakh", "sixty lakh"): to the model they differ in one phone. */
 export const TEENS_AND_TENS = [
   'Thirteen lakh.', 'Thirty lakh.', 'Fourteen thousand dollars.', 'Forty thousand dollars.', 'About fifteen lakh.',

@@ -13,22 +13,23 @@ import { recognise } from '../src/speech/ears/recogniser.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { benchVoices } from './phone_line.js';
-import { asRead, HESITANT, IN_GRAMMAR, OUT_OF_GRAMMAR, PHRASED } from './speech_lines.js';
+import { asRead, HESITANT, IN_GRAMMAR, OUT_OF_GRAMMAR, PHRASED, WITH_PLACE } from './speech_lines.js';
 
 const FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot'];
 
 /** the field an answer line answers (the order of bench/speech_lines.ts); intents and several answers: budget asked */
 function fieldOf(text: string): string {
-  const other = [...HESITANT, ...PHRASED].find(([t]) => t === text);
+  const other = [...HESITANT, ...PHRASED, ...WITH_PLACE.map(([t]) => [t, 'intent'] as const)].find(([t]) => t === text);
   if (other) return other[1];
   const i = IN_GRAMMAR.indexOf(text);
   return i < 5 ? 'customer_name' : i < 9 ? 'intent' : i < 14 ? 'budget' : i < 18 ? 'scheduled_slot' : 'budget';
 }
 
-type Line = { family: string; text: string; oog: boolean; kind?: 'hesitant' | 'phrased'; pcm: Int16Array };
+type Line = { family: string; text: string; oog: boolean; kind?: 'hesitant' | 'phrased' | 'placed'; heardAs?: string; pcm: Int16Array };
 const lines: Line[] = [];
 const all = [...IN_GRAMMAR.map((text) => ({ text, oog: false })), ...HESITANT.map(([text]) => ({ text, oog: false, kind: 'hesitant' as const })),
   ...PHRASED.map(([text]) => ({ text, oog: false, kind: 'phrased' as const })),
+  ...WITH_PLACE.map(([text, heardAs]) => ({ text, heardAs, oog: false, kind: 'placed' as const })),
   ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))];
 await loadFlite();
 for (const v of benchVoices()) for (const l of all) lines.push({ family: v.family, ...l, pcm: v.say(l.text) });
@@ -40,10 +41,10 @@ const rows = [];
 type Counts = { right: number; wrong: number; rejected: number; answers: number };
 const none = (): Counts => ({ right: 0, wrong: 0, rejected: 0, answers: 0 });
 for (const asked of [true, false]) {
-  const byFamily = new Map<string, Counts & { oogAccepted: number; oog: number; hesitant: Counts; phrased: Counts }>();
+  const byFamily = new Map<string, Counts & { oogAccepted: number; oog: number; hesitant: Counts; phrased: Counts; placed: Counts }>();
   let cpuMs = 0, seconds = 0;
   for (const l of lines) {
-    const family = byFamily.get(l.family) ?? { ...none(), oogAccepted: 0, oog: 0, hesitant: none(), phrased: none() };
+    const family = byFamily.get(l.family) ?? { ...none(), oogAccepted: 0, oog: 0, hesitant: none(), phrased: none(), placed: none() };
     byFamily.set(l.family, family);
     const s = l.kind ? family[l.kind] : family;
     const hint = asked ? { asking: l.oog ? 'budget' : fieldOf(l.text), open: FIELDS } : undefined;
@@ -56,13 +57,14 @@ for (const asked of [true, false]) {
     if (l.oog) { family.oog++; if (!h.rejected) family.oogAccepted++; continue; }
     s.answers++;
     if (h.rejected) s.rejected++;
-    else if (asRead(h.text) === asRead(l.text)) s.right++;
+    else if (asRead(h.text) === asRead(l.heardAs ?? l.text)) s.right++;
     else s.wrong++;
   }
   for (const [family, s] of byFamily) rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: family,
     'answers heard right': `${s.right}/${s.answers}`, wrong: s.wrong, rejected: s.rejected, 'everyday lines accepted': `${s.oogAccepted}/${s.oog}`,
     'hesitant answers right / wrong / rejected': `${s.hesitant.right}/${s.hesitant.answers} / ${s.hesitant.wrong} / ${s.hesitant.rejected}`,
-    'everyday phrasings right / wrong / rejected': `${s.phrased.right}/${s.phrased.answers} / ${s.phrased.wrong} / ${s.phrased.rejected}` });
+    'everyday phrasings right / wrong / rejected': `${s.phrased.right}/${s.phrased.answers} / ${s.phrased.wrong} / ${s.phrased.rejected}`,
+    'needs with a place right / wrong / rejected': `${s.placed.right}/${s.placed.answers} / ${s.placed.wrong} / ${s.placed.rejected}` });
   rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: 'CPU ms per speech s', 'answers heard right': String(Math.round(cpuMs / seconds)) });
 }
 console.log('bench lines through a phone line, by voice family ("right" ignores fillers such as "um", "please" and "a"):');

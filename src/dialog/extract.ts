@@ -78,8 +78,8 @@ export function extractIntent(text: string): string | undefined {
   const clean = text.trim().replace(/[.!?]+$/g, '');
   if (extractStatedName(clean) !== undefined || NAME_HERE.test(clean) || NAMES_SOMEONE.test(clean) || GO_AHEAD.test(clean)) return undefined;
   if (WHEN_WORDS.test(clean) && !WHAT_WORDS.test(clean)) return undefined;
-  // a request riding along ("…, can you send me the brochure?") is not part of the intent
-  const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send)\b.*$/i, '').trim()
+  // a request or thanks riding along ("…, can you send me the brochure?", "a villa, thank you") is not part of the intent
+  const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send|thank you|thanks)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');
   const need = withoutPrice(stripped).replace(ACCEPTANCE, '');
   if (isNeed(need)) return need;
@@ -113,8 +113,8 @@ function withoutPrice(need: string): string {
 }
 
 const STATED_INTENT = /\b(?:looking for|interested in|searching for|want(?! to (?:speak|talk))|would like(?! to (?:speak|talk))|need)\s+(.+)$/i;
-/** where a stated intent ends: punctuation, or a budget, a request or a new clause riding along */
-const INTENT_END = /\s*(?:[;.!?]|,\s*(?:and\s+)?(?:my|our|the|i|we|can|could|please|budget|around|about|under|next|this|tomorrow|today|on)\b|\s(?:with|and)\s+(?:a\s+|my\s+|our\s+)?budget\b|\s(?:my|our)\s+budget\b|\s(?:and\s+)?(?:can|could) you\b|\sand\s+(?:my|i|we)\b).*$/i;
+/** where a stated intent ends: punctuation, or a budget, a request, thanks or a new clause riding along */
+const INTENT_END = /\s*(?:[;.!?]|,\s*(?:and\s+)?(?:my|our|the|i|we|can|could|please|budget|around|about|under|next|this|tomorrow|today|on)\b|\s(?:with|and)\s+(?:a\s+|my\s+|our\s+)?budget\b|\s(?:my|our)\s+budget\b|\s(?:and\s+)?(?:can|could) you\b|\sand\s+(?:my|i|we)\b|\s(?:thank you|thanks|please)\b).*$/i;
 
 /** An intent said without being asked: the object of "looking for", "interested in", "want", "need"… */
 export function extractStatedIntent(text: string): string | undefined {

@@ -36,7 +36,7 @@ t.test('intent', async (t) => {
   for (const [said, need] of [['I want a villa for 80 lakh.', 'a villa'], ['A three bedroom flat under one crore.', 'A three bedroom flat'],
     ['We need a plot in the range of fifty lakh.', 'a plot'], ['Around fifty lakh, a villa.', 'a villa'],
     ['Fifty lakh for a two bedroom flat.', 'a two bedroom flat'], ['A 3 BHK flat.', 'A 3 BHK flat'],
-    ['We are two people, a small flat is fine.', 'a small flat'], ['A villa would do.', 'A villa']]) {
+    ['We are two people, a small flat is fine.', 'a small flat'], ['A villa would do.', 'A villa'], ['A flat, thank you.', 'A flat']]) {
     t.equal(extractIntent(said), need, said);
   }
   for (const said of ['I am looking for something around fifty lakh.', 'One crore is my limit.', 'Fifty lakh, not more.',

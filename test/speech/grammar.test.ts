@@ -10,7 +10,12 @@ const rule = (jsgf: string, name: string) => jsgf.split('\n').find((l) => l.star
 
 t.test('numbers and amounts: lakh, crore, thousand, million, point, currencies', async (t) => {
   const { jsgf } = buildGrammar(undefined);
-  for (const w of ['lakh', 'crore', 'thousand', 'million']) t.match(rule(jsgf, 'scale'), new RegExp(`\\b${w}\\b`));
+  for (const w of ['crore', 'thousand', 'million']) t.match(rule(jsgf, 'scale'), new RegExp(`\\b${w}\\b`));
+  t.match(rule(jsgf, 'lakhs'), /^<lakhs> = \(lakh \| lakhs\);$/);
+  // lakhs are counted to ninety-nine: "a hundred two lakh" was a path for "under eighty lakh"
+  t.match(rule(jsgf, 'amount'), /<n99> \[point <digit> \[<digit>\]\] \[and a half\] <lakhs>/);
+  t.notMatch(rule(jsgf, 'amount'), /<n> [^|]*<lakhs>/, 'no lakh after a hundred');
+  t.notMatch(rule(jsgf, 'amount_said'), /<n> to <n> <lakhs>/);
   t.match(rule(jsgf, 'amount'), /point <digit>/);
   t.match(rule(jsgf, 'currency'), /rupees \| dollars/);
   t.match(rule(jsgf, 'n99'), /\(twenty \| thirty .* ninety\) \[one \| two/, 'forty five = tens then units');
@@ -32,6 +37,7 @@ t.test('days, dates and times', async (t) => {
   t.equal(spokenToText('thursday at six thirty in the evening'.split(' ')), 'thursday at 6:30 pm');
   t.equal(spokenToText('forty five lakh rupees'.split(' ')), 'forty five lakh rupees', 'amounts stay words (the dialog reads them)');
   t.equal(spokenToText('a two b h k flat'.split(' ')), 'a two bhk flat');
+  t.equal(spokenToText('a two bed room flat'.split(' ')), 'a two bedroom flat');
 });
 
 t.test('names: the list, pronunciations where the dictionary lacks them, the lead\'s own name from the hint', async (t) => {
@@ -90,6 +96,17 @@ t.test('rejection: garbage and filler alone are no answer; content survives', as
   t.equal(readPath('gb_s stop calling me').text, 'stop calling me');
 });
 
+t.test("a need's place is any speech after its lead, left out of the reading", async (t) => {
+  const { jsgf } = buildGrammar({ asking: 'intent', open: ['intent'] });
+  t.match(rule(jsgf, 'need'), /<kind> \[<where>\];$/);
+  t.match(rule(jsgf, 'where'), /^<where> = \(near \| in \| close to \| next to \| around\) <garbage>\+;$/);
+  // before, "we want a villa near the school" was forced onto a path with a budget: "we want a villa under fifty lakh"
+  t.same(readPath('we want a villa near gb_dh gb_ax gb_s gb_k gb_uw gb_l'), { text: 'we want a villa', garbageShare: 0, rejected: false });
+  t.equal(readPath('a flat close to gb_m gb_ay gb_aa gb_f gb_ih gb_s').text, 'a flat');
+  t.equal(readPath('near gb_dh gb_ax gb_s').rejected, true, 'a place alone is no answer');
+  t.equal(readPath('sunday at eleven in the morning').text, 'sunday at 11 am', 'a lead before words stays');
+});
+
 t.test('rejection: a field answered twice in one sentence is everyday speech tiled into answers', async (t) => {
   for (const tiled of ["um a studio around thirty crore i'm arjun and around two euros", "i want to buy it's geeta i'm anita",
     'michael thursday mark sophie land', 'we land today tomorrow at two', 'nine dollars thirty six million',
@@ -107,7 +124,7 @@ t.test('hesitations: heard where a caller stops to think, and dropped from the t
   const { jsgf } = buildGrammar(undefined);
   t.match(rule(jsgf, 'hes'), /^<hes> = \(um \| uh \| er \| hmm\);$/);
   t.match(rule(jsgf, 'name_said'), /\(my name is .*\) \[<hes>\]\] <name>/, 'after a name\'s lead');
-  t.match(rule(jsgf, 'amount_said'), /\[<hes>\] \[\(about .*\) \[<hes>\]\] \(<amount> \| <n> to <n> <scale> \[<currency>\]\)/, 'after an amount\'s lead and its "about"');
+  t.match(rule(jsgf, 'amount_said'), /\[<hes>\] \[\(about .*\) \[<hes>\]\] \(<amount> \| \(<n> to <n> <scale> \| <n99> to <n99> <lakhs>\) \[<currency>\]\)/, 'after an amount\'s lead and its "about"');
   t.match(rule(jsgf, 'time'), /^<time> = \(at \[around \| about\] \| around\) \[<hes>\]/, 'after "at" or "around"');
   t.match(rule(jsgf, 'said'), /\(\[and\] \[<hes>\] <led_answer>\)\*/, 'between answers');
   t.same(readPath('my name is um rahul'), { text: 'my name is rahul', garbageShare: 0, rejected: false },

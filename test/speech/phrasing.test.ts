@@ -29,3 +29,18 @@ t.test('budgets and times in everyday words', async (t) => {
     t.equal((await hear('Sunday morning around eleven.', voice, 'scheduled_slot')).text, 'sunday morning around eleven', voice);
   }
 });
+
+t.test("a need with its place: the place is left out, never heard as a budget or a name", async (t) => {
+  // before the grammar held a place, "near the school" was forced onto the nearest answers: "we want a villa under
+  // fifty lakh" (kal16, nothing asked), "eleven million thank you" (slt, the need asked)
+  const lines: Array<[string, RegExp]> = [['We want a villa near the school.', /^we want (a )?villa$/], ['A flat in Whitefield.', /^a flat$/],
+    ['A two bedroom apartment close to my office.', /^a two bedroom apartment$/]];
+  for (const voice of ['kal16', 'slt']) {
+    for (const asking of ['intent', '']) {
+      for (const [line, need] of lines) {
+        const heard = await hear(line, voice, asking);
+        t.match(heard.text, need, `${voice}, ${asking || 'nothing'} asked: ${heard.path}`);
+      }
+    }
+  }
+});

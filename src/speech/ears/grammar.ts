@@ -12,6 +12,8 @@ import { ALWAYS_ON, DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS,
 export const GARBAGE_PHONES = ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'B', 'CH', 'D', 'DH', 'EH', 'ER', 'EY', 'F', 'G', 'HH', 'IH',
   'IY', 'JH', 'K', 'L', 'M', 'N', 'NG', 'OW', 'OY', 'P', 'R', 'S', 'SH', 'T', 'TH', 'UH', 'UW', 'V', 'W', 'Y', 'Z', 'ZH'];
 export const GARBAGE_PREFIX = 'gb_';
+/** the words that lead a need's place ("near the school"); what follows is any speech */
+export const PLACE_LEADS = ['near', 'in', 'close to', 'next to', 'around'];
 export const garbageWords = (): Array<[string, string]> => GARBAGE_PHONES.map((p) => [`${GARBAGE_PREFIX}${p.toLowerCase()}`, p]);
 
 /** Relative weights of the alternatives (a JSGF alternative's weight is its share among its siblings). */
@@ -41,10 +43,12 @@ const RULES: Record<string, string> = {
   n99: number99,
   digit: `(zero | oh | ${UNITS.join(' | ')})`,
   n: '(<n99> [hundred [and] [<n99>]] | a hundred [and] [<n99>])',
-  scale: '(thousand | lakh | lakhs | crore | crores | million | billion)',
+  // lakhs are counted to ninety-nine (a hundred lakh is a crore): "a hundred two lakh" was a path for "under eighty lakh"
+  scale: '(thousand | crore | crores | million | billion)',
+  lakhs: '(lakh | lakhs)',
   currency: '(rupees | dollars | euros | pounds)',
-  amount: '(<n> [point <digit> [<digit>]] [and a half] <scale> [<currency>] | <n> <currency> | [half] a (million | billion | crore | lakh) [<currency>])',
-  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [<hes>] [(about | around | up to | approximately | roughly | maximum | not more than | under | below | less than | within) [<hes>]] (<amount> | <n> to <n> <scale> [<currency>]) [is my limit | is my budget | maximum | max | only]",
+  amount: '((<n> [point <digit> [<digit>]] [and a half] <scale> | <n99> [point <digit> [<digit>]] [and a half] <lakhs>) [<currency>] | <n> <currency> | [half] a (million | billion | crore | lakh) [<currency>])',
+  amount_said: "[my budget is | budget [is] | my limit is | we can spend | i can spend | i can afford] [<hes>] [(about | around | up to | approximately | roughly | maximum | not more than | under | below | less than | within) [<hes>]] (<amount> | (<n> to <n> <scale> | <n99> to <n99> <lakhs>) [<currency>]) [is my limit | is my budget | maximum | max | only]",
   weekday: `(${WEEKDAYS.join(' | ')})`,
   day: '(today | tomorrow | day after tomorrow | [next | this | coming] <weekday>)',
   part: `([in the] ${dayParts} | ${alone})`,
@@ -58,7 +62,9 @@ const RULES: Record<string, string> = {
   // a day with its time, or a time said to fit: a bare "Thursday" or "noon" after another answer tiles other speech
   slot_led: '[on | maybe | how about] (<day> (<part> [<time>] | <time>) | <time> <day>) [<fits>] | <when> <fits>',
   kind: `(${PROPERTY_KINDS.join(' | ')})`,
-  need: `[a | an] [<hes>] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind>`,
+  need: `[a | an] [<hes>] [(${UNITS.slice(0, 5).join(' | ')}) (bedroom | bed room | b h k | bhk)] <kind> [<where>]`,
+  // where a need is wanted ("a villa near the school", "a flat in Whitefield"): any place, heard as garbage phones
+  where: `(${PLACE_LEADS.join(' | ')}) <garbage>+`,
   wanting: '(need | want | are looking for | am looking for | would like | want to buy)',
   wanted: '(<need> | to (buy | rent | invest) [<need>])',
   // a subject comes with its verb: "I a villa" is no answer (that path gave slt's "I want a villa" as "i a land")

@@ -3,11 +3,12 @@
  * ("um", "uh") are dropped; a turn with no content word left (only garbage and connecting words) is rejected as '' so
  * the agent says it did not catch that instead of recording a value that was never said. Spoken times become the
  * digits the dialog's slot reader takes ("eleven in the morning" -> "11 am", "two p m" -> "2 pm"); "b h k" becomes
- * "bhk". A path that gives one field two answers ("i'm arjun ... it's shreya", "thirty crore ... a lakh") is rejected
- * too: a caller says a field once in a sentence, and such a row is everyday speech tiled into the grammar's shortest
- * answers. So is a range that falls ("ten to three lakh"): nobody says one, it is a misheard "seventeen lakh".
+ * "bhk", "bed room" "bedroom". A need's place ("a villa near <garbage>") is left out. A path that gives one field two
+ * answers ("i'm arjun ... it's shreya", "thirty crore ... a lakh") is rejected too: a caller says a field once in a
+ * sentence, and such a row is everyday speech tiled into the grammar's shortest answers. So is a range that falls
+ * ("ten to three lakh"): nobody says one, it is a misheard "seventeen lakh".
  */
-import { GARBAGE_PREFIX } from './grammar.js';
+import { GARBAGE_PREFIX, PLACE_LEADS } from './grammar.js';
 import { DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
 
 /** words that carry nothing by themselves: a turn of only these (and garbage) is rejected */
@@ -28,7 +29,7 @@ export interface Reading {
 export const MAX_GARBAGE_PER_CONTENT_WORD = 3;
 
 export function readPath(path: string): Reading {
-  const words = path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('['));
+  const words = withoutPlaces(path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('[')));
   const garbage = words.filter((w) => w.startsWith(GARBAGE_PREFIX)).length;
   const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, ''))
     .filter((w) => !HESITATION.has(w));
@@ -36,6 +37,27 @@ export function readPath(path: string): Reading {
   const garbageShare = words.length ? garbage / words.length : 0;
   const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content || answersOneFieldTwice(kept) || hasFallingRange(kept);
   return { text: rejected ? '' : spokenToText(kept), garbageShare, rejected };
+}
+
+const PLACE_LEAD_WORDS = new Set(PLACE_LEADS.flatMap((l) => l.split(' ')));
+
+/**
+ * A need's place left out: its lead and the garbage phones it was heard as ("a villa near <garbage>" -> "a villa"):
+ * the place itself is speech the grammar cannot spell, so it is no answer, nor unheard speech to count against one.
+ */
+function withoutPlaces(words: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    let lead = i;
+    while (lead < words.length && PLACE_LEAD_WORDS.has(words[lead])) lead++;
+    if (lead > i && words[lead]?.startsWith(GARBAGE_PREFIX)) {
+      i = lead;
+      while (words[i + 1]?.startsWith(GARBAGE_PREFIX)) i++;
+      continue;
+    }
+    out.push(words[i]);
+  }
+  return out;
 }
 
 const NAMES = new Set(FIRST_NAMES);
@@ -105,6 +127,7 @@ export function spokenToText(words: string[]): string {
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
     if (w === 'b' && words[i + 1] === 'h' && words[i + 2] === 'k') { out.push('bhk'); i += 2; continue; }
+    if (w === 'bed' && words[i + 1] === 'room') { out.push('bedroom'); i += 1; continue; }
     const timeStart = HOUR_SET.has(w) && (words[i - 1] === 'at' || isTimeTail(words, i + 1));
     if (!timeStart) { out.push(w); continue; }
     let text = String(NUMBER_WORDS[w]);

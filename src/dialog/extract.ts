@@ -81,17 +81,22 @@ export function extractIntent(text: string): string | undefined {
   // a request or thanks riding along ("…, can you send me the brochure?", "a villa, thank you") is not part of the intent
   const stripped = clean.replace(INTENT_PREFIX, '').replace(/\b(?:can you|could you|please|send me|and send|thank you|thanks)\b.*$/i, '').trim()
     .replace(/[,;.!?]+$/, '');
-  const need = withoutPrice(stripped).replace(ACCEPTANCE, '');
+  const need = asNeed(stripped);
   if (isNeed(need)) return need;
   // "We are two people, a small flat is fine": the one clause that names a thing
   const things = stripped.split(/\s*[,;]\s*/).filter((c) => WHAT_WORDS.test(c));
-  const thing = things.length === 1 ? withoutPrice(things[0].replace(INTENT_PREFIX, '')).replace(ACCEPTANCE, '') : '';
+  const thing = things.length === 1 ? asNeed(things[0].replace(INTENT_PREFIX, '')) : '';
   return isNeed(thing) ? thing : undefined;
 }
 
+/** words with a letter in them ("a 3 BHK flat" has three) */
+const wordCount = (s: string): number => s.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length;
+
 /** a need is a thing of at least two words, not a sentence about something else nor a stall */
-const isNeed = (need: string): boolean =>
-  need.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length >= 2 && !A_CLAUSE.test(need) && !STALL.test(need);
+const isNeed = (need: string): boolean => wordCount(need) >= 2 && !A_CLAUSE.test(need) && !STALL.test(need);
+
+/** what is said about a thing, with its price and its acceptance ("… is fine") left out */
+const asNeed = (said: string): string => withoutPrice(said).replace(ACCEPTANCE, '');
 
 /** a need's acceptance after it: "a small flat is fine", "a villa would do", "a plot works for us" */
 const ACCEPTANCE = /\s+(?:(?:is|would be|will be|should be)\s+(?:fine|ok(?:ay)?|good|enough|great|perfect)|(?:would|will) do|works(?: for (?:me|us))?)$/i;
@@ -121,7 +126,7 @@ export function extractStatedIntent(text: string): string | undefined {
   const m = STATED_INTENT.exec(text.trim());
   if (!m) return undefined;
   const object = withoutPrice(m[1].replace(INTENT_END, '').replace(/[,;.!?]+$/, '').trim());
-  if (object.split(/\s+/).filter((w) => /\p{L}/u.test(w)).length < 2 || BROCHURE_RE.test(object) || ESCALATION_RE.test(object)) return undefined;
+  if (wordCount(object) < 2 || BROCHURE_RE.test(object) || ESCALATION_RE.test(object)) return undefined;
   return object;
 }
 

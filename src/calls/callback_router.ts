@@ -2,9 +2,12 @@
  * Carrier callbacks behind a balancer: the carrier calls PUBLIC_BASE_URL, so a status or answering-machine
  * callback may land on an instance that does not run its call. Such a callback is forwarded over the command
  * channel (src/calls/commands.ts) to the call's owner, whose carrier verifies and applies it as if it had come
- * there, and its answer is the carrier's answer. A callback of a call this instance runs, of no live call (ended,
- * or a new inbound call ringing our number), or whose owner is gone is answered here as before.
+ * there, and its answer is the carrier's answer. That holds for a while after the call's end too: the owner's
+ * carrier still knows it (an Exotel flow's Passthru after a transfer closed the stream may come after the owner
+ * stored the end). A callback of a call this instance runs, of no call another instance ran lately (a new inbound
+ * call ringing our number), or whose owner is gone is answered here as before.
  */
+import { CARRIER_LAST_WORD_MS } from '../carriers/call_tracker.js';
 import type { CarrierAnswer, CarrierRequest } from '../carriers/contract.js';
 import type { Db } from '../db/db.js';
 import type { CallCommands } from './commands.js';
@@ -34,13 +37,13 @@ export class CallbackRouter {
     const owned = await this.#ownedElsewhere(req);
     if (owned) {
       const request: WireRequest = { method: req.method, url: req.url, headers: req.headers, body: req.rawBody.toString('base64'), params: req.params };
-      const sent = await this.o.commands.send(owned.tenant_id, owned.id, { type: 'carrier_callback', hook, request });
+      const sent = await this.o.commands.send(owned.tenant_id, owned.id, { type: 'carrier_callback', hook, request }, { evenIfEnded: true });
       if (sent.delivered) return sent.result as CarrierAnswer;
     }
     return this.o.callback(hook, req);
   }
 
-  /** The live call the callback is about, when another instance runs it. */
+  /** The call the callback is about, when another instance runs it or ended it lately. */
   async #ownedElsewhere(req: CarrierRequest): Promise<{ id: string; tenant_id: string } | undefined> {
     // a GET (Exotel's applets) names the call in its query, a POST in its form
     const query = new URL(req.url).searchParams;
@@ -52,8 +55,9 @@ export class CallbackRouter {
     if (!callId && [...this.o.runner.live.values()].some((l) => l.row.carrier_call_id && carrierIds.includes(l.row.carrier_call_id))) return undefined;
     const r = await this.o.db.query<{ id: string; tenant_id: string }>(
       `SELECT id, tenant_id FROM calls WHERE (id = $1 OR (carrier_call_id IS NOT NULL AND carrier_call_id = ANY($2::text[])))
-         AND status = ANY($3::text[]) AND instance_id IS DISTINCT FROM $4 LIMIT 1`,
-      [callId, carrierIds, ACTIVE_STATUSES, this.o.commands.instanceId]);
+         AND (status = ANY($3::text[]) OR ended_at > now() - make_interval(secs => $5))
+         AND instance_id IS DISTINCT FROM $4 LIMIT 1`,
+      [callId, carrierIds, ACTIVE_STATUSES, this.o.commands.instanceId, CARRIER_LAST_WORD_MS / 1000]);
     return r.rows[0];
   }
 }

@@ -96,8 +96,9 @@ export class CallCommands {
   /**
    * Sends `command` to the owner of call `callId` (of `tenantId`) and resolves with its result, or says why it was
    * not run. A call this instance owns runs here without the bus. Errors the owner threw as ApiError are thrown.
+   * `evenIfEnded`: delivered to a live owner after the call's end too (a carrier's last callbacks about it).
    */
-  async send(tenantId: string, callId: string, command: CallCommand): Promise<SendOutcome> {
+  async send(tenantId: string, callId: string, command: CallCommand, opts: { evenIfEnded?: boolean } = {}): Promise<SendOutcome> {
     const r = await this.o.db.query<{ instance_id: string | null; status: CallStatus; remaining_ms: number | string | null }>(
       `SELECT c.instance_id, c.status,
          (extract(epoch FROM (e.seen_at + make_interval(secs => $3) - now())) * 1000)::float8 AS remaining_ms
@@ -106,7 +107,7 @@ export class CallCommands {
     const row = r.rows[0];
     if (!row) return { delivered: false, why: 'not_found', owner: null };
     const owner = row.instance_id;
-    if (isTerminal(row.status)) return { delivered: false, why: 'ended', owner, status: row.status };
+    if (isTerminal(row.status) && !opts.evenIfEnded) return { delivered: false, why: 'ended', owner, status: row.status };
     if (owner === this.o.instanceId) return { delivered: true, owner, result: await this.#run(callId, command) };
     const remaining = row.remaining_ms === null ? null : Number(row.remaining_ms);
     if (!owner || !this.o.bus || this.o.bus.kind === 'memory' || remaining === null || remaining <= 0) {

@@ -43,6 +43,12 @@ export interface TrackOptions {
 
 const RANK = { placing: 0, ringing: 1, answered: 2, ended: 3 } as const;
 
+/**
+ * How long a carrier still calls about a call after our end of it (its last status callback, a flow's applets after
+ * the stream closed): the tracker answers for it that long, and other instances forward such callbacks here.
+ */
+export const CARRIER_LAST_WORD_MS = 60_000;
+
 export class CallTracker {
   readonly #calls = new Map<string, Entry>();
 
@@ -130,7 +136,7 @@ export class CallTracker {
   }
 
   /** Stops tracking a call we hung up, once its carrier has had time to send its last report. */
-  forgetLater(callId: string, ms = 60_000): void {
+  forgetLater(callId: string, ms = CARRIER_LAST_WORD_MS): void {
     setTimeout(() => this.#calls.delete(callId), ms).unref();
   }
 

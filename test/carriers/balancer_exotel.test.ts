@@ -2,12 +2,14 @@
  * Exotel with two instances (PostgreSQL and Redis): the flow's applets (the Voicebot's stream URL, the Passthru, the
  * Connect applet's number) and the status callbacks all reach the instance that does NOT run the call, as a
  * round-robin balancer may send them. That instance forwards each to the owner, which answers with its own media
- * address; a transfer asked of the other instance goes through the owner's flow. One call.completed.
+ * address; a transfer asked of the other instance goes through the owner's flow, even when the flow's Passthru comes
+ * after the owner stored the call's end. One call.completed.
  */
 import t from 'tap';
 import { api, API_KEY } from '../helpers/server.js';
 import { FakeExotel } from '../fakes/exotel.js';
-import { startLiveService, calleeAnswer, calleeGreeting, waitFor } from '../providers/live_env.js';
+import { startLiveService, calleeAnswer, calleeGreeting, callOf, waitFor } from '../providers/live_env.js';
+import { isTerminal } from '../../src/calls/types.js';
 import { completedHooks, HOOK } from '../calls/call_commands_flows.js';
 
 const skip = !process.env.DATABASE_URL || !process.env.REDIS_URL ? 'needs DATABASE_URL and REDIS_URL (instances share storage and the bus)' : '';
@@ -20,6 +22,8 @@ async function main() {
   let other = ''; // the base URL of the instance that does not run the call: every hook of the flow goes there
   const fake = await new FakeExotel({ sid: 'acme2', apiKey: 'exo-key', apiToken: 'exo-token', appId: '515151',
     appletUrl: () => `${other}/carriers/exotel/stream?secret=${HOOK_SECRET}`, passthruUrl: () => `${other}/carriers/exotel/next?secret=${HOOK_SECRET}`,
+    // the slow side of the race: the owner has stored the transferred call's end when the Passthru asks
+    beforePassthru: (call) => waitFor('the owner to store the end', async () => isTerminal((await callOf(a.srv.baseUrl, call.form.get('CustomField')!)).status)),
     connectUrl: () => `${other}/carriers/exotel/dial?secret=${HOOK_SECRET}`,
     audio: calleeGreeting(), reply: calleeAnswer(), interrupt: calleeAnswer('sorry') }).start();
   t.teardown(() => fake.close());

@@ -54,6 +54,8 @@ interface Options {
   /** our endpoints the flow's applets were configured with */
   appletUrl: () => string;
   passthruUrl?: () => string;
+  /** what the flow waits for before its Passthru: Exotel takes its time, so our side may have moved on meanwhile */
+  beforePassthru?: (call: FakeExotelCall) => Promise<unknown>;
   connectUrl?: () => string;
   /** the Connect applet's dynamic playback URL, when the flow has one */
   playbackUrl?: () => string;
@@ -203,6 +205,7 @@ export class FakeExotel {
     if (call.ended) return;
     call.ended = 'bot';
     if (this.o.passthruUrl) {
+      await this.o.beforePassthru?.(call);
       const r = await fetch(withQuery(this.o.passthruUrl(), q), { redirect: 'manual' });
       call.passthru = r.status;
       if (r.status === 200 && this.o.connectUrl) {

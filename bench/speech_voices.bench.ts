@@ -5,7 +5,8 @@
  * um, Rahul", or in everyday words, "fifty lakh only") is heard with the question of its field asked and with nothing
  * asked (several answers in a sentence); the everyday lines, which no grammar holds, with budget asked and with
  * nothing asked. Per voice family: answers heard exactly, heard as something else, rejected; everyday lines accepted
- * (each a wrong value).
+ * (each a wrong value); names no list holds ("my name is Harpreet"), with the name asked and with nothing asked,
+ * accepted (each a wrong name).
  *
  *   npm run bench -- speech_voices
  */
@@ -13,7 +14,7 @@ import { recognise } from '../src/speech/ears/recogniser.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { benchVoices } from './phone_line.js';
-import { asRead, HESITANT, IN_GRAMMAR, OUT_OF_GRAMMAR, PHRASED, WITH_PLACE } from './speech_lines.js';
+import { asRead, HESITANT, IN_GRAMMAR, OUT_OF_GRAMMAR, PHRASED, UNLISTED_NAMES, WITH_PLACE } from './speech_lines.js';
 
 const FIELDS = ['customer_name', 'intent', 'budget', 'scheduled_slot'];
 
@@ -25,12 +26,12 @@ function fieldOf(text: string): string {
   return i < 5 ? 'customer_name' : i < 9 ? 'intent' : i < 14 ? 'budget' : i < 18 ? 'scheduled_slot' : 'budget';
 }
 
-type Line = { family: string; text: string; oog: boolean; kind?: 'hesitant' | 'phrased' | 'placed'; heardAs?: string; pcm: Int16Array };
+type Line = { family: string; text: string; oog: boolean; kind?: 'hesitant' | 'phrased' | 'placed' | 'unlisted'; heardAs?: string; pcm: Int16Array };
 const lines: Line[] = [];
 const all = [...IN_GRAMMAR.map((text) => ({ text, oog: false })), ...HESITANT.map(([text]) => ({ text, oog: false, kind: 'hesitant' as const })),
   ...PHRASED.map(([text]) => ({ text, oog: false, kind: 'phrased' as const })),
   ...WITH_PLACE.map(([text, heardAs]) => ({ text, heardAs, oog: false, kind: 'placed' as const })),
-  ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true }))];
+  ...OUT_OF_GRAMMAR.map((text) => ({ text, oog: true })), ...UNLISTED_NAMES.map((text) => ({ text, oog: true, kind: 'unlisted' as const }))];
 await loadFlite();
 for (const v of benchVoices()) for (const l of all) lines.push({ family: v.family, ...l, pcm: v.say(l.text) });
 
@@ -41,20 +42,21 @@ const rows = [];
 type Counts = { right: number; wrong: number; rejected: number; answers: number };
 const none = (): Counts => ({ right: 0, wrong: 0, rejected: 0, answers: 0 });
 for (const asked of [true, false]) {
-  const byFamily = new Map<string, Counts & { oogAccepted: number; oog: number; hesitant: Counts; phrased: Counts; placed: Counts }>();
+  const byFamily = new Map<string, Counts & { oogAccepted: number; oog: number; hesitant: Counts; phrased: Counts; placed: Counts; unlisted: string[] }>();
   let cpuMs = 0, seconds = 0;
   for (const l of lines) {
-    const family = byFamily.get(l.family) ?? { ...none(), oogAccepted: 0, oog: 0, hesitant: none(), phrased: none(), placed: none() };
+    const family = byFamily.get(l.family) ?? { ...none(), oogAccepted: 0, oog: 0, hesitant: none(), phrased: none(), placed: none(), unlisted: [] };
     byFamily.set(l.family, family);
-    const s = l.kind ? family[l.kind] : family;
-    const hint = asked ? { asking: l.oog ? 'budget' : fieldOf(l.text), open: FIELDS } : undefined;
+    const hint = asked ? { asking: l.kind === 'unlisted' ? 'customer_name' : l.oog ? 'budget' : fieldOf(l.text), open: FIELDS } : undefined;
     const c = process.cpuUsage();
     const speech = trimToSpeech(l.pcm, 8000);
     const h = await recognise(speech, 8000, hint);
     const used = process.cpuUsage(c);
     cpuMs += (used.user + used.system) / 1000;
     seconds += speech.length / 8000;
+    if (l.kind === 'unlisted') { family.unlisted.push(h.rejected ? '' : h.text); continue; }
     if (l.oog) { family.oog++; if (!h.rejected) family.oogAccepted++; continue; }
+    const s = l.kind ? family[l.kind] : family;
     s.answers++;
     if (h.rejected) s.rejected++;
     else if (asRead(h.text) === asRead(l.heardAs ?? l.text)) s.right++;
@@ -64,7 +66,9 @@ for (const asked of [true, false]) {
     'answers heard right': `${s.right}/${s.answers}`, wrong: s.wrong, rejected: s.rejected, 'everyday lines accepted': `${s.oogAccepted}/${s.oog}`,
     'hesitant answers right / wrong / rejected': `${s.hesitant.right}/${s.hesitant.answers} / ${s.hesitant.wrong} / ${s.hesitant.rejected}`,
     'everyday phrasings right / wrong / rejected': `${s.phrased.right}/${s.phrased.answers} / ${s.phrased.wrong} / ${s.phrased.rejected}`,
-    'needs with a place right / wrong / rejected': `${s.placed.right}/${s.placed.answers} / ${s.placed.wrong} / ${s.placed.rejected}` });
+    'needs with a place right / wrong / rejected': `${s.placed.right}/${s.placed.answers} / ${s.placed.wrong} / ${s.placed.rejected}`,
+    'names no list holds accepted': `${s.unlisted.filter(Boolean).length}/${s.unlisted.length}` });
+  for (const [family, s] of byFamily) if (s.unlisted.some(Boolean)) console.log(`${asked ? 'asked' : 'nothing asked'}, ${family}: names no list holds heard as`, s.unlisted.filter(Boolean));
   rows.push({ grammar: asked ? 'its field asked (one answer)' : 'nothing asked (several answers)', voices: 'CPU ms per speech s', 'answers heard right': String(Math.round(cpuMs / seconds)) });
 }
 console.log('bench lines through a phone line, by voice family ("right" ignores fillers such as "um", "please" and "a"):');

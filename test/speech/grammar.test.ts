@@ -64,7 +64,7 @@ t.test('without a known asked field every field is open, several in one sentence
     const led = rule(g.jsgf, 'led_answer');
     t.match(led, /<name_led> \| <amount_said> \| <slot_led> \| <need_led>/, 'answers after the first carry their own lead');
     t.notMatch(led, /<yesno>|<i_|<name_said>/, 'no bare name, yes/no or intent after the first answer');
-    t.match(rule(g.jsgf, 'name_led'), /^<name_led> = \([^[]*\) \[<hes>\] <name>;$/, "a later name needs its lead (\"i'm arjun\")");
+    t.match(rule(g.jsgf, 'name_led'), /^<name_led> = \([^[]*\) \[<hes>\] <name_heard>;$/, "a later name needs its lead (\"i'm arjun\")");
     t.match(rule(g.jsgf, 'need_led'), /\[we \| i\] <wanting> \[<hes>\] <wanted>/, 'a later need needs its verb');
     t.notMatch(answer, /<i_bye>/, 'a goodbye leads no answers ("bye i am sunil")');
     t.match(rule(g.jsgf, 'said'), /\| \/1\/ <i_bye>;$/, 'a goodbye is a turn of its own');
@@ -123,7 +123,7 @@ t.test('rejection: a field answered twice in one sentence is everyday speech til
 t.test('hesitations: heard where a caller stops to think, and dropped from the text', async (t) => {
   const { jsgf } = buildGrammar(undefined);
   t.match(rule(jsgf, 'hes'), /^<hes> = \(um \| uh \| er \| hmm\);$/);
-  t.match(rule(jsgf, 'name_said'), /\(my name is .*\) \[<hes>\]\] <name>/, 'after a name\'s lead');
+  t.match(rule(jsgf, 'name_said'), /\(my name is .*\) \[<hes>\] <name_heard>/, 'after a name\'s lead');
   t.match(rule(jsgf, 'amount_said'), /\[<hes>\] \[\(about .*\) \[<hes>\]\] \(<amount> \| \(<n> to <n> <scale> \| <n99> to <n99> <lakhs>\) \[<currency>\]\)/, 'after an amount\'s lead and its "about"');
   t.match(rule(jsgf, 'time'), /^<time> = \(at \[around \| about\] \| around\) \[<hes>\]/, 'after "at" or "around"');
   t.match(rule(jsgf, 'said'), /\(\[and\] \[<hes>\] <led_answer>\)\*/, 'between answers');
@@ -131,6 +131,18 @@ t.test('hesitations: heard where a caller stops to think, and dropped from the t
     'not a second name after the lead');
   t.equal(readPath('uh about er sixty lakh').text, 'about sixty lakh');
   t.equal(readPath('um hmm').rejected, true, 'hesitations alone are no answer');
+});
+
+t.test('a name the list lacks is heard as garbage after its lead and left out, not forced onto a listed name', async (t) => {
+  const { jsgf } = buildGrammar({ asking: 'customer_name', open: ['budget'] });
+  t.match(rule(jsgf, 'name_heard'), /^<name_heard> = \/1\/ <name> \| \/0\.000001\/ <garbage>\+;$/, 'as unlikely as a turn of garbage');
+  t.match(rule(jsgf, 'name_said'), /\(\(my name is \| .*\) \[<hes>\] <name_heard> \| <name>\) \[here\]/, 'only after a lead: bare garbage is no name');
+  t.equal(rule(buildGrammar(undefined).jsgf, 'name_heard'), '<name_heard> = <name>;', 'not among several answers, where it took in everyday speech');
+  t.same(readPath('my name is gb_jh gb_eh gb_n gb_ih gb_f gb_er'), { text: '', garbageShare: 0, rejected: true }, 'an unheard name alone: rejected');
+  t.equal(readPath('this is um gb_r gb_aa gb_b').rejected, true, 'with a hesitation after the lead');
+  t.same(readPath('my name is gb_jh gb_eh gb_n and my budget is fifty lakh'), { text: 'and my budget is fifty lakh', garbageShare: 0, rejected: false },
+    'the answers beside it are kept, and the unheard name is not counted against them');
+  t.equal(readPath('gb_m gb_ay gb_n gb_ey gb_m').rejected, true, 'garbage without a lead still counts as unheard speech');
 });
 
 t.test('everyday ways to say an answer: a range, "under", "only", "half a crore", "around eleven"', async (t) => {

@@ -1,7 +1,8 @@
 /**
  * Answers as people say them, through the recogniser in two Flite voices over a phone line: with hesitations ("my
  * budget is, uh, eighty lakh"), and budgets and times in everyday words ("fifty lakhs only", "around eleven"). Before
- * the grammar held these, the decoder forced them onto the nearest path: a wrong value rather than a rejection.
+ * the grammar held these, the decoder forced them onto the nearest path: a wrong value rather than a rejection. So
+ * was a name the list lacks.
  */
 import t from 'tap';
 import { recognise } from '../../src/speech/ears/recogniser.js';
@@ -42,5 +43,19 @@ t.test("a need with its place: the place is left out, never heard as a budget or
         t.match(heard.text, need, `${voice}, ${asking || 'nothing'} asked: ${heard.path}`);
       }
     }
+  }
+});
+
+t.test('a name the list lacks, the name asked: rejected, never stored as a listed name', async (t) => {
+  // before the grammar heard an unlisted name as garbage, it took the nearest listed one: "My name is Harpreet" was
+  // "my name is aarav" (kal16), "my name is sarah" (slt)
+  const lines = ['My name is Harpreet.', 'I am Venkatesh.', 'This is Siobhan.', 'My name is Thaddeus.'];
+  for (const voice of ['kal16', 'slt']) {
+    for (const line of lines) {
+      const heard = await hear(line, voice, 'customer_name');
+      t.equal(heard.text, '', `${voice}: ${heard.path}`);
+    }
+    const listed = await hear('My name is Priya.', voice, 'customer_name');
+    t.equal(listed.text, 'my name is priya', `a listed name is still heard (${voice}): ${listed.path}`);
   }
 });

@@ -3,12 +3,13 @@
  * ("um", "uh") are dropped; a turn with no content word left (only garbage and connecting words) is rejected as '' so
  * the agent says it did not catch that instead of recording a value that was never said. Spoken times become the
  * digits the dialog's slot reader takes ("eleven in the morning" -> "11 am", "two p m" -> "2 pm"); "b h k" becomes
- * "bhk", "bed room" "bedroom". A need's place ("a villa near <garbage>") is left out. A path that gives one field two
- * answers ("i'm arjun ... it's shreya", "thirty crore ... a lakh") is rejected too: a caller says a field once in a
- * sentence, and such a row is everyday speech tiled into the grammar's shortest answers. So is a range that falls
- * ("ten to three lakh"): nobody says one, it is a misheard "seventeen lakh".
+ * "bhk", "bed room" "bedroom". A need's place ("a villa near <garbage>") and a name the grammar lacks ("my name is
+ * <garbage>") are left out. A path that gives one field two answers ("i'm arjun ... it's shreya", "thirty crore ... a
+ * lakh") is rejected too: a caller says a field once in a sentence, and such a row is everyday speech tiled into the
+ * grammar's shortest answers. So is a range that falls ("ten to three lakh"): nobody says one, it is a misheard
+ * "seventeen lakh".
  */
-import { GARBAGE_PREFIX, PLACE_LEADS } from './grammar.js';
+import { GARBAGE_PREFIX, NAME_LEADS, PLACE_LEADS } from './grammar.js';
 import { DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
 
 /** words that carry nothing by themselves: a turn of only these (and garbage) is rejected */
@@ -29,7 +30,7 @@ export interface Reading {
 export const MAX_GARBAGE_PER_CONTENT_WORD = 3;
 
 export function readPath(path: string): Reading {
-  const words = withoutPlaces(path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('[')));
+  const words = withoutUnheard(path.toLowerCase().split(/\s+/).filter((w) => w && !w.startsWith('<') && !w.startsWith('[')));
   const garbage = words.filter((w) => w.startsWith(GARBAGE_PREFIX)).length;
   const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, ''))
     .filter((w) => !HESITATION.has(w));
@@ -39,25 +40,31 @@ export function readPath(path: string): Reading {
   return { text: rejected ? '' : spokenToText(kept), garbageShare, rejected };
 }
 
-const PLACE_LEAD_WORDS = new Set(PLACE_LEADS.flatMap((l) => l.split(' ')));
+/** the leads after which garbage phones are a said thing the grammar cannot spell: a need's place, a name it lacks */
+const UNHEARD_LEADS = [...PLACE_LEADS, ...NAME_LEADS].map((l) => l.split(' '));
 
 /**
- * A need's place left out: its lead and the garbage phones it was heard as ("a villa near <garbage>" -> "a villa"):
- * the place itself is speech the grammar cannot spell, so it is no answer, nor unheard speech to count against one.
+ * What the grammar heard as garbage after a lead, left out with its lead: a need's place ("a villa near <garbage>" ->
+ * "a villa") and a name the list lacks ("my name is <garbage>" -> ""). Such speech is no answer, nor unheard speech
+ * to count against the answers beside it; a turn of only an unheard name is then rejected (no content word).
  */
-function withoutPlaces(words: string[]): string[] {
+function withoutUnheard(words: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
-    let lead = i;
-    while (lead < words.length && PLACE_LEAD_WORDS.has(words[lead])) lead++;
-    if (lead > i && words[lead]?.startsWith(GARBAGE_PREFIX)) {
-      i = lead;
-      while (words[i + 1]?.startsWith(GARBAGE_PREFIX)) i++;
-      continue;
-    }
-    out.push(words[i]);
+    const lead = words[i].startsWith(GARBAGE_PREFIX) ? leadAtEnd(out) : 0;
+    if (lead === 0) { out.push(words[i]); continue; }
+    out.length -= lead;
+    while (words[i + 1]?.startsWith(GARBAGE_PREFIX)) i++;
   }
   return out;
+}
+
+/** How many of the last words are an unheard thing's lead, with the hesitations after it ("my name is um"); 0 if none. */
+function leadAtEnd(words: string[]): number {
+  let end = words.length;
+  while (end > 0 && HESITATION.has(words[end - 1])) end--;
+  const lead = UNHEARD_LEADS.find((l) => l.length <= end && l.every((w, k) => words[end - l.length + k] === w));
+  return lead ? words.length - (end - lead.length) : 0;
 }
 
 const NAMES = new Set(FIRST_NAMES);

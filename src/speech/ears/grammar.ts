@@ -29,6 +29,12 @@ export const WEIGHTS = {
   garbage: 1e-6,
 };
 
+/**
+ * Most garbage phones an unheard name is heard as: the longest first names have ten phones ("Bartholomew",
+ * "Alexander" nine), and the loop inserts a few more
+ */
+const MAX_NAME_PHONES = 12;
+
 /** Words a name can arrive in: "my name is Meera", "this is Karan", "Arun here". */
 export const NAME_LEADS = ['my name is', "my name's", 'this is', 'i am', "i'm", "it's", 'call me'];
 
@@ -134,9 +140,13 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     ...(one ? [] : ['<led_answer> = <name_led> | <amount_said> | <slot_led> | <need_led>;', `<name_led> = (${NAME_LEADS.join(' | ')}) [<hes>] <name_heard>;`]),
     `<name_said> = [hello | hi] ((${NAME_LEADS.join(' | ')}) [<hes>] <name_heard> | <name>) [here];`,
     // a name the list lacks, after its lead, is heard as garbage phones (an unheard name: reading.ts) rather than
-    // forced onto the nearest listed name ("my name is Jennifer" was "my name is john"). Not in a row of answers:
-    // there a lead and garbage took in everyday speech anywhere ("michael thirty crore it's <garbage>")
-    one ? `<name_heard> = /1/ <name> | /${WEIGHTS.garbage}/ <garbage>+;` : '<name_heard> = <name>;',
+    // forced onto the nearest listed name ("my name is Jennifer" was "my name is john"). Not among several answers:
+    // in a row, a lead and garbage took in everyday speech anywhere ("michael thirty crore it's <garbage>"), and as
+    // the whole turn it took listed names ("hello i am <garbage>" for "Hello, I am Meera")
+    one ? `<name_heard> = /1/ <name> | /${WEIGHTS.garbage}/ <name_phones>;` : '<name_heard> = <name>;',
+    // as long as a name: unbounded, "my name is <garbage>" took in the answers after the name ("... arjun and my
+    // budget is one crore")
+    `<name_phones> = ${'<garbage> ['.repeat(MAX_NAME_PHONES - 1)}<garbage>${']'.repeat(MAX_NAME_PHONES - 1)};`,
     `<name> = (${names.join(' | ')});`,
     `<garbage> = (${garbageWords().map(([g]) => g).join(' | ')});`,
     ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),

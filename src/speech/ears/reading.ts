@@ -41,7 +41,8 @@ export function readPath(path: string): Reading {
 }
 
 /** the leads after which garbage phones are a said thing the grammar cannot spell: a need's place, a name it lacks */
-const UNHEARD_LEADS = [...PLACE_LEADS, ...NAME_LEADS].map((l) => l.split(' '));
+const NAME_LEAD_WORDS = NAME_LEADS.map((l) => l.split(' '));
+const UNHEARD_LEADS = [...PLACE_LEADS.map((l) => l.split(' ')), ...NAME_LEAD_WORDS];
 
 /**
  * What the grammar heard as garbage after a lead, left out with its lead: a need's place ("a villa near <garbage>" ->
@@ -60,11 +61,17 @@ function withoutUnheard(words: string[]): string[] {
 }
 
 /** How many of the last words are an unheard thing's lead, with the hesitations after it ("my name is um"); 0 if none. */
-function leadAtEnd(words: string[]): number {
+function leadAtEnd(words: string[], leads = UNHEARD_LEADS): number {
   let end = words.length;
   while (end > 0 && HESITATION.has(words[end - 1])) end--;
-  const lead = UNHEARD_LEADS.find((l) => l.length <= end && l.every((w, k) => words[end - l.length + k] === w));
+  const lead = leads.find((l) => l.length <= end && l.every((w, k) => words[end - l.length + k] === w));
   return lead ? words.length - (end - lead.length) : 0;
+}
+
+/** Whether a path holds a name the grammar lacks (garbage phones after a name's lead). */
+export function holdsUnheardName(path: string): boolean {
+  const words = path.toLowerCase().split(/\s+/);
+  return words.some((w, i) => w.startsWith(GARBAGE_PREFIX) && leadAtEnd(words.slice(0, i), NAME_LEAD_WORDS) > 0);
 }
 
 const NAMES = new Set(FIRST_NAMES);

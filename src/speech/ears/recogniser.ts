@@ -14,7 +14,7 @@ import { resample } from '../../audio/index.js';
 import { suppressNoise } from './denoise.js';
 import { buildGrammar, garbageWords, isOneAnswer, type TurnGrammar } from './grammar.js';
 import { leftOutMs, MAX_LEFT_OUT_MS } from './left_out.js';
-import { readPath } from './reading.js';
+import { holdsUnheardName, readPath } from './reading.js';
 import { suppressLineNoise } from './rnnoise.js';
 import { FramePowers, lineSnrDb, MIN_WORDS_OVER_FLOOR_DB, wordsOverFloorDb } from './stand_out.js';
 import { EXTRA_PRONUNCIATIONS } from './vocabulary.js';
@@ -96,7 +96,8 @@ function heardPath(path: string): Heard {
  */
 export function heardFrom(d: Decoder, powers: number[]): Heard {
   const heard = heardPath(d.get_text());
-  if (heard.rejected) return heard;
+  // an unheard name may be a listed one said with more answers than the turn's grammar holds: its pauses tell
+  if (heard.rejected && !holdsUnheardName(heard.path)) return heard;
   const segments = d.get_alignment().w ?? []; // serialised by the decoder: read once for both checks
   if (wordsOverFloorDb(segments, powers) < MIN_WORDS_OVER_FLOOR_DB) return { text: '', path: heard.path, rejected: true };
   if (leftOutMs(segments, powers) > MAX_LEFT_OUT_MS) return { text: '', path: heard.path, rejected: true, leftOut: true };

@@ -1,8 +1,8 @@
 /**
  * First names through a phone line in every bench voice (bench/phone_line.ts), with the name asked and with nothing
- * asked: names on the list since the start, names the longer list added (2026-12-01), names no list holds, everyday
- * lines (a name taken from them is a wrong value) and, with nothing asked, the other answers (so more names do not
- * crowd them out). Per group and voice family: heard right, wrong, rejected; and CPU per speech second.
+ * asked: names on the list, names a longer list would add (measured 2026-12-01, not kept), names no list holds,
+ * everyday lines (a name taken from them is a wrong value) and, with nothing asked, the other answers (so more names
+ * do not crowd them out). Per group and voice family: heard right, wrong, rejected; and CPU per speech second.
  *
  *   npm run bench -- speech_names
  */
@@ -20,7 +20,7 @@ const UNLISTED = ['Gurpreet', 'Dwayne', 'Marisol', 'Bogdan'];
 const T = [(n: string) => `My name is ${n}.`, (n: string) => `This is ${n}.`, (n: string) => `${n} here.`, (n: string) => `I am ${n}.`, (n: string) => `${n}.`];
 type L = { group: string; text: string; expect?: string };
 const all: L[] = [...FIRST_LISTED.map((n, i) => ({ group: 'listed first', text: T[i % 5](n), expect: T[i % 5](n) })),
-  ...ADDED.map((n, i) => ({ group: 'longer list adds', text: T[i % 5](n), expect: T[i % 5](n) })),
+  ...ADDED.map((n, i) => ({ group: 'a longer list would add', text: T[i % 5](n), expect: T[i % 5](n) })),
   ...[...UNLISTED_NAMES, ...UNLISTED.map((n, i) => T[i % 4](n))].map((text) => ({ group: 'no list holds', text })),
   ...OUT_OF_GRAMMAR.map((text) => ({ group: 'everyday', text })),
   ...IN_GRAMMAR.slice(5).map((text) => ({ group: 'other answers', text, expect: text }))];

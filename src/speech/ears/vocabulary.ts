@@ -23,21 +23,6 @@ export const EXTRA_PRONUNCIATIONS: ReadonlyArray<readonly [string, string]> = [
   ['manish(2)', 'M AH N IY SH'], ['sachin(2)', 'S AH CH IH N'], ['salman(2)', 'S AH L M AA N'], ['rohan(2)', 'R OW HH AH N'],
   ['arjun(2)', 'AH R JH UH N'], ['mohan(2)', 'M OW HH AH N'], ['ramesh(2)', 'R AH M EY SH'], ['sunil(2)', 'S UH N IY L'],
   ['ayesha(2)', 'AA Y EY SH AA'], ['mohammed(2)', 'M OW HH AH M AH D'],
-  ['ajay(2)', 'AH JH EY'], ['kamal(2)', 'K AH M AH L'], ['uma(2)', 'UW M AA'], ['jaya(2)', 'JH AH Y AA'],
-  ['abhishek', 'AH B HH IH SH EY K'], ['aditi', 'AH D IH T IY'], ['akash', 'AA K AA SH'], ['akshay', 'AH K SH EY'],
-  ['alok', 'AA L OW K'], ['ananya', 'AH N AH N Y AH'], ['anjana', 'AH N JH AH N AH'], ['chetan', 'CH EY T AH N'],
-  ['jyoti', 'JH Y OW T IY'], ['kavya', 'K AA V Y AH'], ['madhu', 'M AH D HH UW'], ['manoj', 'M AH N OW JH'],
-  ['meenakshi', 'M IY N AA K SH IY'], ['mukesh', 'M UH K EY SH'], ['mukul', 'M UH K UH L'], ['naresh', 'N AH R EY SH'],
-  ['naveen', 'N AH V IY N'], ['neeraj', 'N IY R AA JH'], ['nisha', 'N IH SH AH'], ['nitin', 'N IH T IH N'],
-  ['pankaj', 'P AH NG K AH JH'], ['pradeep', 'P R AH D IY P'], ['preeti', 'P R IY T IY'], ['priyanka', 'P R IY Y AA NG K AH'],
-  ['raghav', 'R AA G AH V'], ['rajan', 'R AA JH AH N'], ['rakesh', 'R AA K EY SH'], ['ramya', 'R AA M Y AH'],
-  ['ranjit', 'R AH N JH IY T'], ['ravindra', 'R AH V IH N D R AH'], ['ritu', 'R IH T UW'], ['riya', 'R IY Y AH'],
-  ['rohit', 'R OW HH IH T'], ['rupa', 'R UW P AH'], ['sandeep', 'S AH N D IY P'], ['sanjana', 'S AH N JH AH N AH'],
-  ['sapna', 'S AH P N AH'], ['savita', 'S AH V IH T AH'], ['shilpa', 'SH IH L P AH'], ['shweta', 'SH W EY T AH'],
-  ['simran', 'S IH M R AA N'], ['sudha', 'S UH D HH AA'], ['sumit', 'S UH M IH T'], ['sunita', 'S UH N IY T AH'],
-  ['sushma', 'S UH SH M AH'], ['swati', 'S W AA T IY'], ['tarun', 'T AH R UW N'], ['usha', 'UW SH AH'],
-  ['vandana', 'V AH N D AH N AH'], ['vinod', 'V IH N OW D'], ['vishal', 'V IH SH AA L'], ['vivek', 'V IH V EY K'],
-  ['yogesh', 'Y OW G EY SH'], ['yusuf', 'Y UW S UH F'], ['zainab', 'Z EY N AH B'],
 ];
 
 /** Common Indian and English first names the recogniser always listens for (a lead's own name is added per call). */
@@ -49,24 +34,6 @@ export const FIRST_NAMES = [
   'ayesha', 'farhan', 'salman', 'sneha', 'rekha', 'ramesh', 'ganesh', 'aisha', 'mohammed',
   'anna', 'maria', 'john', 'james', 'mary', 'david', 'sarah', 'michael', 'emma', 'daniel', 'olivia', 'peter', 'laura',
   'chris', 'kate', 'mark', 'lucy', 'paul', 'tom', 'jack', 'sophie', 'lucas', 'chen',
-  // more Indian names, from across the country
-  'abhishek', 'aditi', 'ajay', 'akash', 'akshay', 'alok', 'amar', 'anand', 'ananya', 'anjana', 'arvind', 'ashok',
-  'bharat', 'chetan', 'dinesh', 'gopal', 'hari', 'jaya', 'jyoti', 'kamal', 'kavya', 'kishore', 'kumar', 'lalit',
-  'madhu', 'mahesh', 'manoj', 'meenakshi', 'mukesh', 'mukul', 'naresh', 'naveen', 'neeraj', 'nikita', 'nisha', 'nitin',
-  'pankaj', 'pradeep', 'prakash', 'preeti', 'prem', 'priyanka', 'radha', 'raghav', 'rajan', 'rajiv', 'rakesh', 'ramya',
-  'rani', 'ranjit', 'ravindra', 'ritu', 'riya', 'rohit', 'rupa', 'sameer', 'sandeep', 'sanjana', 'santosh', 'sapna',
-  'savita', 'seema', 'shankar', 'shanti', 'shilpa', 'shiva', 'shweta', 'simran', 'sonia', 'sudha', 'suman', 'sumit',
-  'sunita', 'sushma', 'swati', 'tarun', 'uma', 'usha', 'vandana', 'vinod', 'vishal', 'vivek', 'yogesh',
-  'ali', 'ahmed', 'hassan', 'omar', 'yusuf', 'zainab', 'sana',
-  // more English names; none a list name's near homophone ("karen" took "Karan", "harry" is "Hari")
-  'jennifer', 'robert', 'william', 'elizabeth', 'jessica', 'ashley', 'matthew', 'joshua', 'andrew', 'brian', 'kevin',
-  'thomas', 'steven', 'richard', 'linda', 'susan', 'nancy', 'lisa', 'helen', 'joseph', 'charles',
-  'christopher', 'anthony', 'patricia', 'barbara', 'margaret', 'sandra', 'michelle', 'emily', 'amanda', 'melissa',
-  'stephanie', 'rebecca', 'sharon', 'amy', 'angela', 'ryan', 'jacob', 'nicholas', 'eric', 'jonathan', 'justin',
-  'scott', 'benjamin', 'samuel', 'alexander', 'frank', 'patrick', 'jason', 'george', 'edward', 'henry', 'adam',
-  'nathan', 'aaron', 'ava', 'isabella', 'mia', 'charlotte', 'amelia', 'grace', 'chloe', 'hannah', 'natalie', 'zoe',
-  'victoria', 'alice', 'rachel', 'julia', 'jane', 'ruth', 'simon', 'oliver', 'noah', 'liam', 'ethan', 'nina',
-  'rose', 'diana', 'claire',
 ];
 
 export const UNITS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];

@@ -99,6 +99,8 @@ export interface TranscriptResult {
   startMs: number;
   endMs: number;
   confidence?: number;
+  /** text '' for speech the recogniser heard and understood none of (a grammar recogniser's rejection), not silence */
+  unheard?: boolean;
 }
 
 /**
@@ -158,6 +160,8 @@ export interface DialogTurnRequest {
   history: DialogMessage[];
   /** what the caller just said ('' for the opening turn) */
   callerText: string;
+  /** the caller spoke and the speech-to-text understood none of it (callerText ''): not silence; ask again */
+  unheard?: boolean;
   /** entities extracted so far */
   extracted: Record<string, string | number>;
   /** ISO 8601 instant that relative dates ("tomorrow at 10 am") resolve against; default: the adapter's clock */

@@ -34,6 +34,7 @@ export const NO_HUMAN_TEXT = "I'm sorry, there is no colleague I can connect you
 export const STILL_THERE = 'Are you still there?';
 export const ANYTHING_ELSE = 'Is there anything else I can help you with?';
 export const CALLBACK_WHEN = 'When would be a good time to call you back?';
+const NOT_CAUGHT = "Sorry, I didn't catch that.";
 export const OPT_OUT_TEXT = "I'm sorry for the trouble. I've noted that you don't want any more calls from us. Goodbye.";
 export const NOT_KNOWN_TEXT = "I don't have that information right now. I've noted your question and the team will follow up with you.";
 
@@ -158,6 +159,8 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
   const opening = agentTurns.length === 0;
   const disclosed = history.some((m) => m.role === 'agent' && m.text === disclosure);
   const caller = req.callerText.trim();
+  // spoken and not understood (a grammar recogniser's rejection, a recognition past its deadline): not silence
+  const unheard = req.unheard === true && !caller && !opening;
   const lastAgent = agentTurns.at(-1) ?? '';
   const noHuman = ctx.human_handoff === 'unavailable';
 
@@ -193,7 +196,7 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
   }
 
   // Silence: asked once whether the caller is still there, then the call ends.
-  if (!caller && !opening) {
+  if (!caller && !opening && !unheard) {
     const checks = agentTurns.filter((t) => t.startsWith(STILL_THERE)).length;
     if ((history.at(-1)?.role === 'agent' && history.at(-1)!.text.startsWith(STILL_THERE)) || checks >= 3) {
       return end("I'll let you go for now. Goodbye.", 'no_response', 'no_response');
@@ -223,6 +226,10 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
     }
     if (!askedCallback) {
       say.push(`Of course. ${CALLBACK_WHEN}`);
+      return finish(listen({ asking: 'callback_at', open: [] }));
+    }
+    if (unheard && failedAttempts(history, CALLBACK_WHEN).failed < 2) {
+      say.push(`${NOT_CAUGHT} ${CALLBACK_WHEN}`);
       return finish(listen({ asking: 'callback_at', open: [] }));
     }
     if (!has('decline') && !has('goodbye')) return end("No problem. I've noted that you'd like a call back, and the team will call you at a better time. Goodbye.", 'callback', 'callback_requested');
@@ -326,7 +333,8 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
     if (allFilledBefore) {
       // after the script: answer what was asked, then ask again whether there is more (three times at most)
       const times = agentTurns.filter((t) => t.includes(ANYTHING_ELSE)).length;
-      if ((!handled && !isRepeat) || times >= 3) return close('completed');
+      if ((!handled && !isRepeat && !unheard) || times >= 3) return close('completed');
+      if (unheard) say.push(NOT_CAUGHT);
       say.push(ANYTHING_ELSE);
       return finish(listen(ANYTHING_ELSE_HINT));
     }
@@ -337,14 +345,14 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
   }
   const question = questionOf(next, req, vars(), history);
   // Not answered: a backchannel or a non-answer only hears the question again; anything else is a failed attempt.
-  if (!opening && caller && !backchannel && !handled && !isRepeat && learnedNow.length === 0 && next === asked) {
+  if (!opening && (caller || unheard) && !backchannel && !handled && !isRepeat && learnedNow.length === 0 && next === asked) {
     const tried = failedAttempts(history, question);
     if (tried.failed >= 2 || tried.asked >= 4) {
       say.push(`I'm sorry, I'm having trouble with this.${noHuman ? ' There is no colleague I can connect you with here.' : ' Let me connect you with a colleague.'}`);
       wrapUp('escalated');
       return finish({ type: 'escalate', reason: `cannot_proceed:${next.field}` });
     }
-    if (!(next.field === 'budget' && ctx.budget_tier && NEGATIVE.test(caller))) say.push(`Sorry, I didn't catch that.${hint ? ` ${hint}` : ''}`);
+    if (!(next.field === 'budget' && ctx.budget_tier && NEGATIVE.test(caller))) say.push(`${NOT_CAUGHT}${hint ? ` ${hint}` : ''}`);
   } else if (!opening && caller && next === asked && isRepeat) {
     const tried = failedAttempts(history, question);
     if (tried.asked >= 4) {
@@ -353,7 +361,7 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
       return finish({ type: 'escalate', reason: `cannot_proceed:${next.field}` });
     }
     say.push('Of course.');
-  }
+  } else if (unheard) say.push(NOT_CAUGHT);
   say.push(question);
   const yesNo = YES_NO_QUESTION.test(question) && !(next.field in FIELD_EXTRACTORS) || question === budgetConfirmation(ctx.budget_tier?.trim() ?? '');
   return finish(listen({

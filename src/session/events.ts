@@ -52,8 +52,10 @@ export type SessionInput =
   /** the detector found the overlapping speech too short to be an interruption */
   | { type: 'InterruptionRecovered'; atMs: number }
   | { type: 'TranscriptInterim'; text: string }
-  | { type: 'TranscriptFinal'; purpose: TranscriptPurpose; text: string; turn?: TurnTiming }
-  | { type: 'TranscriptFailed'; purpose: TranscriptPurpose; turn?: TurnTiming; error: unknown }
+  /** `unheard`: the caller spoke and the recogniser understood none of it (a grammar recogniser's rejection) */
+  | { type: 'TranscriptFinal'; purpose: TranscriptPurpose; text: string; turn?: TurnTiming; unheard?: boolean }
+  /** `timedOut`: the recognition missed its deadline (it may pass); any other failure recurs */
+  | { type: 'TranscriptFailed'; purpose: TranscriptPurpose; turn?: TurnTiming; error: unknown; timedOut?: boolean }
   /** the reply's first audio is queued for the caller */
   | { type: 'ReplyAudible'; replyId: number }
   /** the reply has nothing more to say (all its audio is queued); `ending` if the dialog ends or escalates */
@@ -86,7 +88,8 @@ import type { Keypad } from '../calls/types.js';
 
 
 export type SessionAction =
-  | { type: 'StartReply'; replyId: number; kind: ReplyKind; callerText: string; turn?: TurnTiming; sttFailure?: unknown }
+  /** `unheard`: the caller's turn was spoken and not understood (the dialog asks again) */
+  | { type: 'StartReply'; replyId: number; kind: ReplyKind; callerText: string; turn?: TurnTiming; sttFailure?: unknown; unheard?: true }
   /** stop generating, drop unplayed audio (carrier clear) and keep in the history only what the caller heard */
   | { type: 'CutReply'; replyId: number }
   /** the reply played in full: into the history */
@@ -156,4 +159,6 @@ export interface SessionState {
   callbackOffered?: boolean;
   /** an operator has the call (whatever plays now, the agent answers nothing) */
   withOperator?: boolean;
+  /** the last turn's recognition missed its deadline and was asked again: a second miss in a row is the fallback */
+  sttTimedOut?: boolean;
 }

@@ -109,20 +109,25 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
 
     case 'TranscriptFinal':
       s.transcribing = Math.max(0, s.transcribing - 1);
-      if (input.purpose === 'barge_in') onBargeInWords(s, out, input.text);
-      else onTurnWords(s, out, input.text, input.turn);
+      if (input.purpose === 'barge_in') { onBargeInWords(s, out, input.text); break; }
+      s.sttTimedOut = false;
+      onTurnWords(s, out, input.text, input.turn, input.unheard === true);
       break;
 
-    case 'TranscriptFailed':
+    case 'TranscriptFailed': {
       s.transcribing = Math.max(0, s.transcribing - 1);
       if (input.purpose === 'barge_in') { if (s.phase === 'interrupted') resume(s, out, ''); break; }
-      // no words to answer: the reply stage speaks the fallback and escalates
       if (!over(s) && s.phase !== 'ending' && s.phase !== 'disclosure' && !humanSide(s) && !s.callbackOffered) {
         cutCurrent(s, out);
-        startReply(s, out, 'answer', s.heldText, input.turn, input.error);
+        // a recognition past its deadline may be the one slow turn: asked again once, like words not understood;
+        // otherwise there are no words to answer: the reply stage speaks the fallback and escalates
+        const askAgain = input.timedOut === true && !s.sttTimedOut;
+        if (askAgain) s.sttTimedOut = true;
+        startReply(s, out, 'answer', s.heldText, input.turn, askAgain ? undefined : input.error, askAgain && !s.heldText);
         s.heldText = '';
       }
       break;
+    }
 
     case 'ReplyAudible':
       if (s.reply?.id !== input.replyId) break;
@@ -224,13 +229,13 @@ export function step(s: SessionState, input: SessionInput): SessionAction[] {
   return out;
 }
 
-function startReply(s: SessionState, out: SessionAction[], kind: ReplyKind, callerText: string, turn?: TurnTiming, sttFailure?: unknown): void {
+function startReply(s: SessionState, out: SessionAction[], kind: ReplyKind, callerText: string, turn?: TurnTiming,
+  sttFailure?: unknown, unheard = false): void {
   const id = ++s.lastReplyId;
   s.reply = { id, kind, callerText, audible: false, done: false };
   s.phase = kind === 'disclosure' ? 'disclosure' : kind === 'voicemail' || kind === 'farewell' ? 'ending' : 'thinking';
   s.lastActivityMs = s.mediaMs;
-  out.push(sttFailure === undefined ? { type: 'StartReply', replyId: id, kind, callerText, turn }
-    : { type: 'StartReply', replyId: id, kind, callerText, turn, sttFailure });
+  out.push({ type: 'StartReply', replyId: id, kind, callerText, turn, ...(sttFailure !== undefined ? { sttFailure } : {}), ...(unheard ? { unheard } : {}) });
 }
 
 /** Stops the reply in flight, if any, keeping what was heard; words it never got to answer are held again. */
@@ -247,8 +252,8 @@ function transcribe(s: SessionState, out: SessionAction[], purpose: 'turn' | 'ba
   out.push(turn ? { type: 'FinalizeTranscript', purpose, turn } : { type: 'FinalizeTranscript', purpose });
 }
 
-/** The caller's turn is over and these are its words. */
-function onTurnWords(s: SessionState, out: SessionAction[], text: string, turn?: TurnTiming): void {
+/** The caller's turn is over and these are its words (`unheard`: spoken, and none of it understood). */
+function onTurnWords(s: SessionState, out: SessionAction[], text: string, turn?: TurnTiming, unheard = false): void {
   if (over(s) || s.phase === 'ending') return;
   const verdict = classifyUtterance(text);
   if (humanSide(s)) { if (verdict !== 'no_words') out.push({ type: 'RecordCallerTurn', text }); return; }
@@ -264,6 +269,8 @@ function onTurnWords(s: SessionState, out: SessionAction[], text: string, turn?:
   if (verdict === 'no_words') {
     // noise, or a turn whose words already went with a barge-in: answer what is held, if nothing plays
     if (s.heldText && s.phase === 'listening') answer(s, out, turn);
+    // speech not understood: the dialog says so and asks again, rather than leaving the caller in silence
+    else if (unheard && s.phase === 'listening' && !s.callbackOffered) startReply(s, out, 'answer', '', turn, undefined, true);
     return;
   }
   // An acknowledgement is never an answer: it is noted, and the agent keeps going or keeps waiting.

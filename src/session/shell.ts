@@ -276,7 +276,7 @@ export class CallSession {
     else if (a.kind === 'farewell') source = { text: OPT_OUT_FAREWELL };
     else if (HOLD_SCRIPT[a.kind]) source = { text: HOLD_SCRIPT[a.kind]! };
     else if (a.kind === 'operator') source = { text: a.callerText };
-    else source = { dialog: this.#turnRequest(a.callerText) };
+    else source = { dialog: this.#turnRequest(a.callerText, a.unheard === true) };
     // the hold message plays whole: words over it are recorded for the operator, never a barge-in the agent answers
     const r: LiveReply = { id: a.replyId, controller: new AbortController(), outcome: { spoken: [], aborted: false }, done: false, uninterruptible: disclosure || a.kind === 'hold' || a.kind === 'operator',
       operator: a.kind === 'operator',
@@ -308,9 +308,10 @@ export class CallSession {
     });
   }
 
-  #turnRequest(callerText: string): DialogTurnRequest {
+  #turnRequest(callerText: string, unheard: boolean): DialogTurnRequest {
     return {
       callId: this.c.callId, context: this.c.context, tools: this.c.tools, history: [...this.ledger.history], callerText,
+      ...(unheard ? { unheard } : {}),
       extracted: { ...this.ledger.extracted }, now: new Date().toISOString(),
       agent: { role: this.c.agent.role, language: this.c.language, disclosure_script: this.c.agent.disclosure_script, qualify_script: this.c.agent.qualify_script,
         ...(this.c.agent.qualify_text ? { qualify_text: this.c.agent.qualify_text } : {}),
@@ -366,13 +367,14 @@ export class CallSession {
     const wall = this.#turnWall;
     this.#sttChain = this.#sttChain.then(async () => {
       try {
-        const { text } = await this.#stt.finalize({ timeoutMs: this.c.adapterTimeoutMs });
+        const { text, unheard } = await this.#stt.finalize({ timeoutMs: this.c.adapterTimeoutMs });
         if (purpose === 'turn' && wall) wall.transcribedAt = this.#now();
-        this.dispatch({ type: 'TranscriptFinal', purpose, text, turn });
+        this.dispatch({ type: 'TranscriptFinal', purpose, text, turn, ...(unheard && !text ? { unheard } : {}) });
       } catch (error) {
         if (purpose === 'turn' && wall) wall.transcribedAt = this.#now();
         this.p.log.warn({ err: error, purpose }, 'speech-to-text finalize failed');
-        this.dispatch({ type: 'TranscriptFailed', purpose, turn, error });
+        const timedOut = error instanceof AdapterError && error.code === 'timeout';
+        this.dispatch({ type: 'TranscriptFailed', purpose, turn, error, timedOut });
       }
     });
   }

@@ -139,6 +139,35 @@ t.test('TTS stalls: the per-item deadline turns it into the fallback', async (t)
   t.ok(r.call.metrics.turn_count >= 1, 'the failed turn is measured');
 });
 
+t.test('a turn heard and not understood is asked again at once; no fallback, the call goes on', async (t) => {
+  let rejected = 0;
+  const stt: AdapterSet['stt'] = {
+    open(o) {
+      const inner = sim.stt.open(o);
+      const s: SttStream = {
+        write: (pcm, at) => inner.write(pcm, at),
+        // the caller's first answer (its name) is not understood (a grammar recogniser's rejection); a backchannel
+        // over the opening, when the callee says one, is heard
+        finalize: async (fo) => { const r = await inner.finalize(fo); return /name is/i.test(r.text) && rejected++ === 0 ? { ...r, text: '', unheard: true } : r; },
+        onResult: (l) => inner.onResult(l),
+        close: () => inner.close(),
+      };
+      return s;
+    },
+    transcribe: (pcm, o) => sim.stt.transcribe(pcm, o),
+  };
+  const r = await callWith(t, { stt });
+  t.equal(r.call.status, 'completed');
+  t.equal(r.call.ended_reason, 'completed', `the call went on to its end (${r.call.ended_reason})`);
+  t.equal(r.call.metrics.fallbacks, 0);
+  t.equal(r.call.human_escalation, false);
+  const agent = r.evs.filter((e) => e.type === 'transcript' && e.speaker === 'agent').map((e) => e.text ?? '');
+  const again = agent.findIndex((x) => x.startsWith("Sorry, I didn't catch that."));
+  t.ok(again > 0, `asked again: ${JSON.stringify(agent)}`);
+  t.notOk(agent.slice(0, again).some((x) => x.includes('still there')), 'at once: not after the silence check-in');
+  t.ok(r.call.extracted_data.customer_name, 'the answer said again was taken');
+});
+
 t.test('STT finalize times out: spoken fallback after ADAPTER_TIMEOUT_MS, reason keeps "timeout"', async (t) => {
   const stt: AdapterSet['stt'] = {
     open(o) {
@@ -157,6 +186,10 @@ t.test('STT finalize times out: spoken fallback after ADAPTER_TIMEOUT_MS, reason
   // every caller turn fails here, a backchannel over the opening included, and a fallback the caller talks over is
   // cut (its escalation with it), so more than one fallback may be spoken before one plays out and escalates
   assertSpokenFallback(t, r, 'adapter_failure:stt:timeout', 'some');
+  const agent = r.evs.filter((e) => e.type === 'transcript' && e.speaker === 'agent').map((e) => e.text ?? '');
+  const askedAgain = agent.findIndex((x) => x.startsWith("Sorry, I didn't catch that."));
+  t.ok(askedAgain >= 0 && askedAgain < agent.findIndex((x) => x.includes(FALLBACK_TEXT)),
+    `the first miss is asked again, a second in a row falls back (${JSON.stringify(agent)})`);
   const turn = r.call.metrics.turns[0];
   t.ok(turn, 'the failed turn is measured');
   // lower bounds only: the deadline fired (not an early error), and the fallback audio followed it

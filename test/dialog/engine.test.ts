@@ -5,7 +5,7 @@ import { DEFAULT_AGENT } from '../../src/repos/agents.js';
 import { ALL_TOOLS, NOW, converse as play, textOf } from './helpers/converse.js';
 
 /** Plays a scripted caller against the engine; every turn's events, the final extracted data, and the tool calls. */
-function converse(callerLines: string[], over: Partial<DialogTurnRequest> = {}, opts: Parameters<typeof play>[2] = {}) {
+function converse(callerLines: Array<string | null>, over: Partial<DialogTurnRequest> = {}, opts: Parameters<typeof play>[2] = {}) {
   const c = play(callerLines, over, opts);
   const all = c.turns.flat();
   return { ...c, all, tools: all.filter((e) => e.type === 'tool_call') as Extract<DialogEvent, { type: 'tool_call' }>[] };
@@ -45,6 +45,24 @@ t.test('escalates at once when the caller asks for a person', async (t) => {
     t.equal(c.extracted.qualification_score, 15, 'score from what was gathered (name only)');
     t.same(c.tools.map((x) => x.tool), ['crm_sync'], 'CRM still gets the lead');
   }
+});
+
+t.test('a turn spoken and not understood is asked again, and counts as a failed attempt', async (t) => {
+  const c = converse(['My name is Anna Lee.', null, 'I am looking for a flat.']);
+  t.equal(textOf(c.turns[2]), "Sorry, I didn't catch that. What are you looking for today?");
+  t.same(c.turns[2].filter((e) => e.type === 'listen'), c.turns[1].filter((e) => e.type === 'listen'), 'the same grammar listens');
+  t.equal(c.extracted.intent, 'a flat', 'the answer after it is taken');
+  const twice = converse(['My name is Anna Lee.', null, null]);
+  t.same(twice.last.at(-1), { type: 'escalate', reason: 'cannot_proceed:intent' }, 'twice on one question: a colleague');
+  const atEnd = converse(['Anna Lee', 'a flat', '80 lakh', 'tomorrow at 11 am', null, 'no thanks']);
+  t.match(textOf(atEnd.turns[5]), /^Sorry, I didn't catch that\. Is there anything else/, 'after the script: asked again, not closed');
+  t.same(atEnd.last.at(-1), { type: 'end_call', reason: 'completed' });
+  const cb = converse(['call me later', null]);
+  t.match(textOf(cb.last), /^Sorry, I didn't catch that\. When would be a good time to call you back\?$/);
+  const cbTwice = converse(['call me later', null, null]);
+  t.same(cbTwice.last.at(-1), { type: 'end_call', reason: 'callback_requested' }, 'a call-back time missed twice: noted without one');
+  const silence = converse(['My name is Anna Lee.', '']);
+  t.match(textOf(silence.turns[2]), /^Are you still there\?/, 'silence is still silence');
 });
 
 t.test('two failed attempts at the same question escalate as cannot_proceed', async (t) => {

@@ -35,3 +35,10 @@ t.test('the end_call tool takes opted_out and callback_requested; callback_at an
   t.same(r.events, [{ type: 'entity', key: 'callback_at', value: '2026-11-23T17:00:00+05:30' }, { type: 'entity', key: 'open_questions', value: 'Do you allow pets?' }]);
   t.match(recordFields({ callback_at: 'tomorrow' }, req).result, { refused: { callback_at: /ISO 8601/ } });
 });
+
+t.test('a turn spoken and not understood reaches the model as such, not as silence', async (t) => {
+  const history = [{ role: 'agent' as const, text: 'What budget do you have in mind?' }];
+  const last = (over: Partial<DialogTurnRequest>) => buildMessages({ ...req, history, callerText: '', ...over }, new Date('2026-11-22T18:00:00Z')).at(-1);
+  t.same(last({ unheard: true }), { role: 'user', content: '(the caller said something the speech recognition did not understand)' });
+  t.same(last({}), { role: 'user', content: '(the caller is silent)' });
+});

@@ -229,6 +229,32 @@ t.test('speech-to-text fails: the reply stage speaks the fallback for that turn'
   t.same(types(b.last), ['RecordBackchannel', 'ResumePlayout'], 'an unknown barge-in resumes the reply');
 });
 
+t.test('speech heard and not understood: the dialog is asked to ask again; noise is not', async (t) => {
+  const d = drive([...turnEnded, { type: 'TranscriptFinal', purpose: 'turn', text: '', unheard: true }]);
+  t.same(d.last, [{ type: 'StartReply', replyId: 3, kind: 'answer', callerText: '', turn: undefined, unheard: true }]);
+  t.equal(d.s.phase, 'thinking');
+  t.same(drive([...turnEnded, { type: 'TranscriptFinal', purpose: 'turn', text: '' }]).last, [], 'silence or noise: nothing to answer');
+  const busy = drive([...asking, { type: 'TurnEnded', atMs: 1, speechEndMs: 0 }, { type: 'TranscriptFinal', purpose: 'turn', text: '', unheard: true }]);
+  t.same(busy.last, [], 'the agent is speaking: nothing to ask again');
+});
+
+t.test('a recognition past its deadline is asked again once; a second in a row is the fallback', async (t) => {
+  const err = new Error('stt call exceeded 3000 ms');
+  const late: SessionInput = { type: 'TranscriptFailed', purpose: 'turn', error: err, timedOut: true };
+  const answerAgain = (d: { last: SessionAction[] }) => d.last.find((a) => a.type === 'StartReply') as Extract<SessionAction, { type: 'StartReply' }>;
+  const once = drive([...turnEnded, late]);
+  t.same(once.last, [{ type: 'StartReply', replyId: 3, kind: 'answer', callerText: '', turn: undefined, unheard: true }], 'no fallback, no escalation');
+  const replied = [...turnEnded, late, { type: 'ReplyAudible', replyId: 3 }, { type: 'ReplyGenerated', replyId: 3 }, { type: 'PlayoutDrained', replyId: 3 },
+    { type: 'SpeechStarted', atMs: 20_000 }, { type: 'TurnEnded', atMs: 21_000, speechEndMs: 20_800 }] satisfies SessionInput[];
+  const twice = answerAgain(drive([...replied, late]));
+  t.equal(twice.sttFailure, err, 'the second miss in a row speaks the fallback');
+  t.notOk(twice.unheard);
+  const between = drive([...replied, { type: 'TranscriptFinal', purpose: 'turn', text: 'I want a flat' }, { type: 'ReplyAudible', replyId: 4 },
+    { type: 'ReplyGenerated', replyId: 4 }, { type: 'PlayoutDrained', replyId: 4 }, { type: 'SpeechStarted', atMs: 30_000 },
+    { type: 'TurnEnded', atMs: 31_000, speechEndMs: 30_800 }, late]);
+  t.equal(answerAgain(between).unheard, true, 'a turn heard in between starts the count again');
+});
+
 t.test('a machine answers: hang up, or wait for the beep and leave the message', async (t) => {
   t.same(drive([...answered, { type: 'MachineDetected', beepDone: true }]).last, [{ type: 'CutReply', replyId: 1 }, { type: 'EndCall', reason: 'voicemail' }]);
   const msg = drive([...answered, { type: 'MachineDetected', beepDone: false }], { voicemail: 'leave_message' });

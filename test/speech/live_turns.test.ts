@@ -172,3 +172,18 @@ t.test('on a noisy line: a live turn through the Wiener filter is left to the wh
   }
   stream.close();
 });
+
+t.test('speech not understood is marked unheard; silence is not', async (t) => {
+  const stream = new OfflineStt().open({ callId: 'c-unheard', language: 'en', sampleRateHz: 8000 });
+  stream.expect(asked);
+  const weather = await phoneWords('The weather was lovely in the mountains last week.');
+  const at = speak(stream, weather);
+  t.match(await stream.finalize({ timeoutMs: 60_000 }), { text: '', unheard: true }, 'everyday speech to the budget question');
+  speak(stream, new Int16Array(8000), at);
+  const quiet = await stream.finalize({ timeoutMs: 60_000 });
+  t.equal(quiet.text, '');
+  t.notOk(quiet.unheard, 'nothing was said');
+  const whole = await new OfflineStt().transcribe(weather, { language: 'en', sampleRateHz: 8000, hint: asked, timeoutMs: 60_000 });
+  t.match(whole, { text: '', unheard: true }, 'a clip transcribed whole too');
+  stream.close();
+});

@@ -16,6 +16,7 @@ interface TurnMsg {
   extracted: Record<string, ValueMsg>;
   now: string;
   time_zone: string;
+  unheard?: boolean;
 }
 type EventMsg =
   | { event: 'text'; text: { text: string } }
@@ -42,7 +43,7 @@ function toTurnMsg(r: DialogTurnRequest): TurnMsg {
       knowledge: (r.agent.knowledge ?? []).map((k) => ({ question: k.question ?? '', answer: k.answer })) },
     context: r.context, tools: r.tools, history: r.history, caller_text: r.callerText,
     extracted: Object.fromEntries(Object.entries(r.extracted).map(([k, v]) => [k, toValue(v)])),
-    now: r.now ?? '', time_zone: r.timeZone ?? '',
+    now: r.now ?? '', time_zone: r.timeZone ?? '', unheard: r.unheard ?? false,
   };
 }
 
@@ -55,7 +56,7 @@ function fromTurnMsg(m: TurnMsg): DialogTurnRequest {
     history: (m.history ?? []).map((h) => ({ role: h.role as DialogMessage['role'], text: h.text })),
     callerText: m.caller_text,
     extracted: Object.fromEntries(Object.entries(m.extracted ?? {}).map(([k, v]) => [k, fromValue(v)])),
-    ...(m.now ? { now: m.now } : {}), ...(m.time_zone ? { timeZone: m.time_zone } : {}),
+    ...(m.now ? { now: m.now } : {}), ...(m.time_zone ? { timeZone: m.time_zone } : {}), ...(m.unheard ? { unheard: true } : {}),
   };
 }
 

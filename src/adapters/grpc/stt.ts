@@ -13,12 +13,13 @@ import { AudioBatcher } from './audio_batcher.js';
 /** audio per gRPC message, ms (see audio_batcher.ts) */
 export const STT_BATCH_MS = 100;
 
-interface ResultMsg { text: string; final: boolean; start_ms: number; end_ms: number; confidence: number }
+interface ResultMsg { text: string; final: boolean; start_ms: number; end_ms: number; confidence: number; unheard?: boolean }
 interface TranscribeIn { config?: { call_id: string; language: string; sample_rate_hz: number }; audio?: { pcm16le: Buffer; at_ms: number }; finalize?: { request_id: number } }
 interface TranscribeOut { result?: ResultMsg | null; request_id: number; error_code: string; error_message: string }
 
-const toMsg = (r: TranscriptResult): ResultMsg => ({ text: r.text, final: r.final, start_ms: r.startMs, end_ms: r.endMs, confidence: r.confidence ?? 0 });
-const fromMsg = (m: ResultMsg): TranscriptResult => ({ text: m.text, final: m.final, startMs: m.start_ms, endMs: m.end_ms, confidence: m.confidence });
+const toMsg = (r: TranscriptResult): ResultMsg => ({ text: r.text, final: r.final, start_ms: r.startMs, end_ms: r.endMs, confidence: r.confidence ?? 0, unheard: r.unheard ?? false });
+const fromMsg = (m: ResultMsg): TranscriptResult => ({ text: m.text, final: m.final, startMs: m.start_ms, endMs: m.end_ms, confidence: m.confidence,
+  ...(m.unheard ? { unheard: true } : {}) });
 const ERROR_CODES = ['timeout', 'unavailable', 'failed', 'canceled', 'invalid'] as const;
 
 export function sttHandlers(impl: SpeechToTextAdapter): grpc.UntypedServiceImplementation {

@@ -108,6 +108,7 @@ export function buildMessages(req: DialogTurnRequest, now: Date): ChatMessage[] 
     else if (m.role === 'operator') add('assistant', `(a human colleague said:) ${m.text}`);
   }
   if (caller) add('user', caller);
+  else if (req.unheard) add('user', '(the caller said something the speech recognition did not understand)');
   else add('user', turns.some((t) => t.role === 'assistant' && !isDisclosure(t.content, req)) ? '(the caller is silent)' : '(the caller picked up and is listening)');
   if (turns[0]?.role === 'assistant') turns.unshift({ role: 'user', content: '(the call connected)' });
   return [{ role: 'system', content: systemPrompt(req, now) }, ...turns];

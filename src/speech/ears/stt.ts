@@ -13,8 +13,8 @@ import { runSpeech, warmEars } from '../pool.js';
 import { EARS_RATE_HZ, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
 import { trimToSpeech } from './trim.js';
 
-/** A turn recognised: its text ('' when rejected), and whether its line was noisy (unknown when it held no speech). */
-interface TurnHeard { text: string; noisyLine?: boolean }
+/** A turn recognised: its text ('' when rejected or silent), and whether its line was noisy (unknown when it held no speech). */
+interface TurnHeard { text: string; noisyLine?: boolean; speech: boolean }
 
 /**
  * Recognises one turn's audio: '' when it holds no speech (at once, without the recogniser) or nothing in it fits the
@@ -23,11 +23,11 @@ interface TurnHeard { text: string; noisyLine?: boolean }
 async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint | undefined,
   underDeadline: (work: (signal: AbortSignal) => Promise<TurnHeard>) => Promise<TurnHeard>): Promise<TurnHeard> {
   const speech = trimToSpeech(pcm, sampleRateHz).slice(); // a dedicated buffer, transferred
-  if (speech.length === 0) return { text: '' };
+  if (speech.length === 0) return { text: '', speech: false };
   await warmEars();
   return underDeadline(async (signal) => {
     const r = await runSpeech({ kind: 'hear', pcm: speech.buffer, sampleRateHz, hint }, signal, [speech.buffer]);
-    return { text: r.text, noisyLine: r.noisyLine };
+    return { text: r.text, noisyLine: r.noisyLine, speech: true };
   });
 }
 
@@ -177,13 +177,14 @@ export class OfflineSttStream implements SttStream {
     stats[heardLive?.text === undefined ? 'whole' : 'live']++;
     // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
     const hint = heardLive?.leftOut ? severalAnswers(this.#hint) : this.#hint;
-    let text = heardLive?.text;
+    let text = heardLive?.text, unheard = false;
     if (text === undefined) {
       const whole = await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work));
       if (whole.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
       text = whole.text;
+      unheard = whole.speech && !text;
     }
-    const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0 };
+    const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0, ...(unheard ? { unheard } : {}) };
     for (const l of this.#listeners) l(result);
     return result;
   }
@@ -208,7 +209,8 @@ export class OfflineStt implements SpeechToTextAdapter {
   }
 
   async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
-    const { text } = await hearTurn(pcm, opts.sampleRateHz, opts.hint, (work) => withDeadline('stt', opts, work));
-    return { text, final: true, startMs: 0, endMs: Math.round((pcm.length * 1000) / opts.sampleRateHz), confidence: text ? 1 : 0 };
+    const { text, speech } = await hearTurn(pcm, opts.sampleRateHz, opts.hint, (work) => withDeadline('stt', opts, work));
+    return { text, final: true, startMs: 0, endMs: Math.round((pcm.length * 1000) / opts.sampleRateHz), confidence: text ? 1 : 0,
+      ...(speech && !text ? { unheard: true } : {}) };
   }
 }

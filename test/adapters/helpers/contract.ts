@@ -109,6 +109,15 @@ export function adapterContract(t: Test, label: string, getSet: () => AdapterSet
     t.same(next.at(-1), { type: 'text', text: DEFAULT_AGENT.qualify_script[1].question });
   });
 
+  t.test(`${label}: a turn spoken and not understood is asked again, not taken for silence`, async (t) => {
+    const { dialog } = getSet();
+    const history = [{ role: 'agent' as const, text: `${DEFAULT_AGENT.disclosure_script} ${DEFAULT_AGENT.qualify_script[0].question}` }];
+    const text = async (over: Partial<DialogTurnRequest>) => (await collect(dialog.turn(turnRequest({ history, ...over }))))
+      .filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ');
+    t.equal(await text({ unheard: true }), `Sorry, I didn't catch that. ${DEFAULT_AGENT.qualify_script[0].question}`);
+    t.match(await text({}), /^Are you still there\?/, 'silence');
+  });
+
   t.test(`${label}: dialog entity values keep their type and tool calls their arguments`, async (t) => {
     const { dialog } = getSet();
     const extracted = { customer_name: 'Anna Lee', intent: 'a villa', budget: '50 lakh' };

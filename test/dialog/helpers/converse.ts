@@ -8,15 +8,19 @@ export const ALL_TOOLS = ['calendar_booking', 'crm_sync', 'messaging_brochure'];
 
 export const textOf = (events: DialogEvent[]) => events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text).join(' ');
 
-/** `results`: how the tools the engine fires turn out (as ScriptedDialog learns from runTool); absent: announced only. */
-export function converse(callerLines: string[], over: Partial<DialogTurnRequest> = {}, opts: { callerFirst?: boolean; results?: ToolResults } = {}) {
+/**
+ * `results`: how the tools the engine fires turn out (as ScriptedDialog learns from runTool); absent: announced only.
+ * A null line is a turn spoken and not understood (the speech-to-text's `unheard`).
+ */
+export function converse(callerLines: Array<string | null>, over: Partial<DialogTurnRequest> = {}, opts: { callerFirst?: boolean; results?: ToolResults } = {}) {
   const history: DialogMessage[] = [];
   const extracted: Record<string, string | number> = {};
   const turns: DialogEvent[][] = [];
-  for (const callerText of opts.callerFirst ? callerLines : ['', ...callerLines]) {
+  for (const line of opts.callerFirst ? callerLines : ['', ...callerLines]) {
+    const callerText = line ?? '';
     const events = planTurn({
       callId: 'call_t', agent: DEFAULT_AGENT, context: {}, tools: ALL_TOOLS, history: [...history], callerText,
-      extracted: { ...extracted }, timeZone: 'Asia/Kolkata', ...over,
+      extracted: { ...extracted }, timeZone: 'Asia/Kolkata', ...(line === null ? { unheard: true } : {}), ...over,
     }, NOW, opts.results);
     turns.push(events);
     if (callerText) history.push({ role: 'caller', text: callerText });

@@ -73,16 +73,16 @@ const VOICES: Array<[string, (text: string) => Int16Array]> = [
 const rmsDb = (x: ArrayLike<number>, a = 0, b = x.length) => { let e = 0; for (let i = a; i < b; i++) e += x[i] * x[i]; return 10 * Math.log10(e / (b - a) / 32768 ** 2 + 1e-12); };
 
 await loadFlite();
-type Line = { voice: string; text: string; speech: [number, number]; slot: [number, number] };
+type Line = { text: string; speech: [number, number]; slot: [number, number] };
 const lines: Line[] = [];
 const parts: Int16Array[] = [new Int16Array(LEAD_S * RATE)];
 let at = LEAD_S * RATE;
-for (const [voice, say] of VOICES) for (const text of IN_GRAMMAR) {
+for (const [, say] of VOICES) for (const text of IN_GRAMMAR) {
   const pcm = say(text);
   const gain = 10 ** ((SPEECH_DBFS - rmsDb(pcm)) / 20);
   const slot = new Int16Array((BEFORE_S + AFTER_S) * RATE + pcm.length);
   slot.set(pcm.map((v) => Math.max(-32768, Math.min(32767, Math.round(v * gain)))), BEFORE_S * RATE);
-  lines.push({ voice, text, speech: [at + BEFORE_S * RATE, at + BEFORE_S * RATE + pcm.length], slot: [at, at + slot.length] });
+  lines.push({ text, speech: [at + BEFORE_S * RATE, at + BEFORE_S * RATE + pcm.length], slot: [at, at + slot.length] });
   parts.push(slot);
   at += slot.length;
 }
@@ -156,7 +156,7 @@ function envelope(x: Int16Array): Float64Array {
   return e;
 }
 /** the lag in [lo, hi] at which ref[a..b) best matches cap[a + lag..b + lag) (Pearson) */
-function lagOf(ref: ArrayLike<number>, cap: ArrayLike<number>, a: number, b: number, lo: number, hi: number): number {
+function lagOf(ref: Float64Array, cap: Float64Array, a: number, b: number, lo: number, hi: number): number {
   let best = -Infinity, bestLag = lo;
   for (let lag = lo; lag <= hi; lag++) {
     let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
@@ -172,11 +172,11 @@ function lagOf(ref: ArrayLike<number>, cap: ArrayLike<number>, a: number, b: num
  * then by its first half second of samples within 15 ms.
  */
 function slotsIn(file: Int16Array, pcm: Int16Array): number[] {
-  const ref = envelope(file), cap = envelope(pcm);
+  const ref = envelope(file), cap = envelope(pcm), x = Float64Array.from(file), y = Float64Array.from(pcm);
   let lag = lagOf(ref, cap, 0, 3000, -500, 500) * 160;
   return lines.map((l) => {
     const frames = lagOf(ref, cap, Math.floor(l.slot[0] / 160), Math.floor(l.slot[1] / 160), Math.round(lag / 160) - 10, Math.round(lag / 160) + 10);
-    lag = lagOf(file, pcm, l.speech[0], Math.min(l.speech[1], l.speech[0] + RATE / 2), frames * 160 - 240, frames * 160 + 240);
+    lag = lagOf(x, y, l.speech[0], Math.min(l.speech[1], l.speech[0] + RATE / 2), frames * 160 - 240, frames * 160 + 240);
     return l.slot[0] + lag;
   });
 }

@@ -89,14 +89,33 @@ async function run(speech: 'tones' | 'offline') {
   const wallS = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const cpuS = (cpu.user + cpu.system) / 1e6;
+  // why a call that did not complete escalated, from its stored live items
+  const escalations = new Map<string, string[]>();
+  for (const r of rows) {
+    if (r.ended_reason === 'completed') continue;
+    const items = (await api('GET', `/calls/${r.id}/events?limit=500`)).data as Array<{ type: string; reason?: string }>;
+    escalations.set(r.id, items.filter((e) => e.type === 'escalation').map((e) => String(e.reason)));
+  }
   await srv.close();
   const mediaS = rows.reduce((s, r) => s + (r.metrics?.frames_in ?? 0) * 0.02, 0);
   const outcomes = FIELDS.map((f) => rows.map((r) => judge(f, r.extracted_data[f], new SimulatedCallee(r.id, 'cooperative').persona, startedMs)));
   const count = (o: Outcome) => outcomes.map((per) => per.filter((x) => x === o).length);
   return {
-    speech, completed: rows.filter((r) => r.ended_reason === 'completed').length, right: count('right'), wrong: count('wrong'), wallS, cpuS, mediaS,
+    speech, completed: rows.filter((r) => r.ended_reason === 'completed').length, others: otherEndings(rows, escalations), right: count('right'), wrong: count('wrong'), wallS, cpuS, mediaS,
     callsPerTwoCoreMinute: (rows.length / cpuS) * 120,
   };
+}
+
+/** Endings other than `completed` with the escalation behind each, counted: "adapter_failure (adapter_failure:stt:timeout) ×2". */
+function otherEndings(rows: Row[], escalations: Map<string, string[]>): string {
+  const n = new Map<string, number>();
+  for (const r of rows) {
+    if (r.ended_reason === 'completed') continue;
+    const why = escalations.get(r.id)?.join(' + ');
+    const key = `${r.ended_reason ?? r.status}${why ? ` (${why})` : ''}`;
+    n.set(key, (n.get(key) ?? 0) + 1);
+  }
+  return [...n].map(([k, v]) => `${k} ×${v}`).join(', ') || '-';
 }
 
 const tones = await run('tones');
@@ -106,10 +125,10 @@ await closeSpeechPool();
 
 const f = (n: number, d = 1) => n.toFixed(d);
 console.log(`\n${CALLS} cooperative simulated calls per mode at SIM_TIME_SCALE=${SCALE}, one after the other in one process\n`);
-console.log('| SIM_SPEECH | calls ended `completed` | name / need / budget / visit stored right (wrong) | media per call, s | wall, s | CPU, s (all threads) | CPU s per call | whole calls per minute on two busy cores |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| SIM_SPEECH | calls ended `completed` | other endings | name / need / budget / visit stored right (wrong) | media per call, s | wall, s | CPU, s (all threads) | CPU s per call | whole calls per minute on two busy cores |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of [tones, offline]) {
   const fields = r.right.map((n, i) => `${n}${r.wrong[i] ? ` (${r.wrong[i]})` : ''}`).join(' / ');
-  console.log(`| ${r.speech} | ${r.completed}/${CALLS} | ${fields} of ${CALLS} | ${f(r.mediaS / CALLS)} | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(r.cpuS / CALLS, 2)} | ${f(r.callsPerTwoCoreMinute)} |`);
+  console.log(`| ${r.speech} | ${r.completed}/${CALLS} | ${r.others} | ${fields} of ${CALLS} | ${f(r.mediaS / CALLS)} | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(r.cpuS / CALLS, 2)} | ${f(r.callsPerTwoCoreMinute)} |`);
 }
 process.exit(0);

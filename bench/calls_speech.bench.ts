@@ -29,7 +29,7 @@ interface Row { id: string; status: string; ended_reason: string | null; extract
  * from the wrong words counts as wrong: budgets as stored, visit times as a day (0 = Sunday, or 'tomorrow') and an hour.
  */
 const BUDGETS: Record<string, string> = {
-  'four hundred thousand dollars': '400000 USD', 'fifty lakh rupees': '5000000 INR', 'one point two million dollars': '1200000 USD',
+  'four hundred thousand dollars': '400000 USD', 'fifty lakh rupees': '5000000 INR', 'one point two crore rupees': '12000000 INR',
   'eighty lakh rupees': '8000000 INR', 'two hundred fifty thousand dollars': '250000 USD',
 };
 const SLOTS: Record<string, { day: number | 'tomorrow'; time: string }> = {

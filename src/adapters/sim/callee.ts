@@ -40,11 +40,14 @@ export interface CalleeInterjection { say: string; kind: 'backchannel' | 'interr
 /** what a callee may say over the agent (duringAgentSpeech): rendered ahead, since it must come while the agent talks */
 export const INTERJECTIONS = { interruption: 'Who is this?', backchannel: 'Okay.' } as const;
 
-// Spelled as spoken and within what the offline grammar ears understand, so a simulated call's answers are heard.
-const NAMES = ['Ravi', 'Arjun', 'Rahul', 'Karan', 'Vikram', 'Amit', 'Rohan', 'Sanjay'];
+// Spelled as spoken and within what the offline grammar ears hear in both voices (test/adapters/callee_heard.test.ts),
+// so a simulated call's answers are heard: rms's "Rahul" and "one point two million" ("billion") were not.
+const NAMES = ['Ravi', 'Arjun', 'Deepak', 'Karan', 'Vikram', 'Amit', 'Rohan', 'Sanjay'];
 const INTENTS = ['a two bedroom apartment', 'a three bedroom villa', 'an office space', 'a plot', 'a house'];
-const BUDGETS = ['four hundred thousand dollars', 'fifty lakh rupees', 'one point two million dollars', 'eighty lakh rupees', 'two hundred fifty thousand dollars'];
+const BUDGETS = ['four hundred thousand dollars', 'fifty lakh rupees', 'one point two crore rupees', 'eighty lakh rupees', 'two hundred fifty thousand dollars'];
 const SLOTS = ['tomorrow at ten a m', 'next Tuesday at three p m', 'Friday at eleven thirty a m', 'tomorrow at four p m', 'next Monday at two p m'];
+/** every answer a persona may give, by field (tests check the ears hear them all) */
+export const PERSONA_CHOICES = { name: NAMES, intent: INTENTS, budget: BUDGETS, slot: SLOTS } as const;
 
 /** FNV-1a of the call id, then mulberry32: small, fast, reproducible. */
 function prng(seedText: string): () => number {

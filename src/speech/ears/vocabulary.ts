@@ -17,7 +17,7 @@ export const EXTRA_PRONUNCIATIONS: ReadonlyArray<readonly [string, string]> = [
   ['sarita', 'S AH R IY T AH'], ['shreya', 'SH R EY AH'], ['sita', 'S IY T AH'], ['tanvi', 'T AH N V IY'],
   ['varun', 'V AH R UW N'], ['vijay', 'V IH JH EY'], ['vikram', 'V IH K R AH M'], ['yash', 'Y AH SH'],
   ['farhan', 'F AA R HH AA N'], ['sneha', 'S N EY HH AA'], ['rekha', 'R EY K AH'], ['ganesh', 'G AH N EY SH'],
-  ['ravi(2)', 'R AH V IY'], ['karan(2)', 'K AH R AH N'], ['amit(2)', 'AH M IY T'],
+  ['ravi(2)', 'R AH V IY'], ['karan(2)', 'K AH R AH N'], ['amit(2)', 'AH M IY T'], ['amit(3)', 'AE M IH T'],
   // names the dictionary has only as read in America ("deepak" D IY P AE K): as they are said in India
   ['rahul(2)', 'R AA HH UH L'], ['deepak(2)', 'D IY P AH K'], ['suresh(2)', 'S UH R EY SH'], ['sanjay(2)', 'S AH N JH EY'],
   ['manish(2)', 'M AH N IY SH'], ['sachin(2)', 'S AH CH IH N'], ['salman(2)', 'S AH L M AA N'], ['rohan(2)', 'R OW HH AH N'],

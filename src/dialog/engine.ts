@@ -56,6 +56,11 @@ function timeZoneOf(req: DialogTurnRequest): string {
 }
 
 const isFilled = (x: Extracted, field: string) => x[field] !== undefined && x[field] !== '';
+/**
+ * Fields the call goes on without once their question failed twice: a caller's name is not what the call is for, and
+ * not worth a colleague's time (the needs, budget and visit are, so those escalate as cannot_proceed)
+ */
+const FIELDS_TO_GO_ON_WITHOUT = new Set(['customer_name']);
 
 type Got = { value?: string; spoken?: string; hint?: string };
 
@@ -235,7 +240,11 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
     if (!has('decline') && !has('goodbye')) return end("No problem. I've noted that you'd like a call back, and the team will call you at a better time. Goodbye.", 'callback', 'callback_requested');
   }
 
-  const allFilledBefore = script.every((s) => isFilled(extracted, s.field));
+  // given up before this turn (the last agent turn is the one being answered now), or with this turn's reply
+  const failedTwice = (s: Step, upTo: DialogMessage[]) =>
+    FIELDS_TO_GO_ON_WITHOUT.has(s.field) && failedAttempts(upTo, questionOf(s, req, vars(), upTo)).failed >= 2;
+  const withReply: DialogMessage[] = caller ? [...history, { role: 'caller', text: caller }] : history;
+  const allFilledBefore = script.every((s) => isFilled(extracted, s.field) || failedTwice(s, history.slice(0, -1)));
   const wrapping = allFilledBefore && lastAgent.includes(ANYTHING_ELSE);
   const backchannel = caller !== '' && isBackchannel(caller);
   // the CRM got the lead when the script completed: the wrap-up's goodbye only closes the call
@@ -328,7 +337,7 @@ export function planTurn(req: DialogTurnRequest, now: Date, results: ToolResults
     take('budget', { value: extractBudgetAmount(ctx.budget_tier) ?? ctx.budget_tier });
   }
 
-  const next = script.find((s) => !isFilled(extracted, s.field));
+  const next = script.find((s) => !isFilled(extracted, s.field) && !failedTwice(s, withReply));
   if (!next) {
     if (allFilledBefore) {
       // after the script: answer what was asked, then ask again whether there is more (three times at most)

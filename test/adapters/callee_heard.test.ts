@@ -1,8 +1,9 @@
 /**
  * Every answer a simulated callee may give, in each of its voices through its phone line (the mu-law frames its
  * media socket sends), is heard by the offline ears with its question asked: a simulated call whose persona the ears
- * cannot hear ends in "Sorry, I didn't catch that" twice and a handoff, which is the ears' limit, not the call's
- * (rms's "My name is Rahul" and "one point two million", heard "billion", were such answers).
+ * cannot hear hears "Sorry, I didn't catch that" twice and stores nothing for that field (a handoff, or without a
+ * name), which is the ears' limit, not the call's (rms's "My name is Rahul" and "one point two million", heard
+ * "billion", were such answers).
  */
 import t from 'tap';
 import { mulawDecode } from '../../src/audio/index.js';

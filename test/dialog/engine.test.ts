@@ -65,6 +65,22 @@ t.test('a turn spoken and not understood is asked again, and counts as a failed 
   t.match(textOf(silence.turns[2]), /^Are you still there\?/, 'silence is still silence');
 });
 
+t.test('a name missed twice is gone on without: the call is for the rest', async (t) => {
+  const c = converse([null, null, 'I am looking for a flat.', '80 lakh', 'tomorrow at 11 am', 'no thanks'], {}, { results: { calendar_booking: true, crm_sync: true } });
+  t.match(textOf(c.turns[1]), /^Sorry, I didn't catch that\. .*name/, 'asked again once');
+  t.equal(textOf(c.turns[2]), "Sorry, I didn't catch that. What are you looking for today?", 'then the next question, no colleague');
+  t.notOk(c.all.some((e) => e.type === 'escalate'));
+  t.same(c.last.at(-1), { type: 'end_call', reason: 'completed' }, 'and the call completes');
+  t.equal(c.extracted.customer_name, undefined);
+  t.equal(c.extracted.intent, 'a flat');
+  t.match(textOf(c.turns[6]), /^Thank you for your time\. Goodbye\.$/, 'no name to thank');
+  const typed = converse(['banana', 'I would rather not say', 'a villa']);
+  t.equal(textOf(typed.turns[2]), "Sorry, I didn't catch that. What are you looking for today?", 'a typed non-name twice: the same');
+  t.equal(typed.extracted.intent, 'a villa');
+  const late = converse([null, null, 'My name is Ravi and I want a villa.']);
+  t.equal(late.extracted.customer_name, 'Ravi', 'a name given later is still taken');
+});
+
 t.test('two failed attempts at the same question escalate as cannot_proceed', async (t) => {
   const c = converse(['My name is Anna Lee.', 'I am looking for a flat.', 'no idea', 'I really could not say']);
   t.match(textOf(c.turns[3]), /^Sorry, I didn't catch that\. What budget do you have in mind\?$/);

@@ -36,10 +36,16 @@ const GRPC_URL: Partial<Record<Slot, keyof Config>> = {
   crm: 'ADAPTER_TOOLS_URL', calendar: 'ADAPTER_TOOLS_URL', messaging: 'ADAPTER_TOOLS_URL',
 };
 
-/** What the embedded default really is in the slots where it is more than a simulator. */
-const EMBEDDED: Partial<Record<Slot, string>> = {
-  speech_to_text: 'the offline grammar recogniser answers (names, needs, budgets, visit times, yes/no, requests; other speech is rejected)',
-  text_to_speech: 'the offline voice speaks (Flite; simulated calls still use the simulator\'s tone code)',
+const EARS = 'the offline grammar recogniser answers (names, needs, budgets, visit times, yes/no, requests; other speech is rejected)';
+/** What the embedded default really is in the slots where it is more than a simulator (SIM_SPEECH decides what calls speak). */
+const embedded = (config: Config, slot: Slot): string | undefined => {
+  const tones = config.SIM_SPEECH === 'tones';
+  if (slot === 'speech_to_text') return tones ? `calls hear the simulator's tone code (SIM_SPEECH=tones); other speech: ${EARS}` : EARS;
+  if (slot === 'text_to_speech') {
+    return tones ? "the offline voice speaks the demo's replies (Flite); calls speak the simulator's tone code (SIM_SPEECH=tones)"
+      : 'the offline voice speaks (Flite): calls, recordings, simulated callees and the demo\'s replies';
+  }
+  return undefined;
 };
 
 export function slotStatus(config: Config, slot: Slot): SlotStatus {
@@ -60,7 +66,7 @@ export function slotStatus(config: Config, slot: Slot): SlotStatus {
   // in the simulator keys select nothing by themselves (src/providers/catalog.ts): say what would use them
   const unused = !sel.provider && base.setting && ready.length
     ? ` (${ready.join(', ')} ${ready.length === 1 ? 'has its' : 'have their'} keys: set ${base.setting}=${ready.join(' or ')} to use ${ready.length === 1 ? 'it' : 'one'})` : '';
-  const note = !sel.provider ? (base.setting ? `${base.setting} is not set: ${EMBEDDED[slot] ?? 'the simulator answers'}${unused}` : 'no keys set: simulated')
+  const note = !sel.provider ? (base.setting ? `${base.setting} is not set: ${embedded(config, slot) ?? 'the simulator answers'}${unused}` : 'no keys set: simulated')
     : sel.missing.length ? `${sel.provider} needs ${sel.missing.join(', ')}` : `${sel.provider} is not available in this build`;
   return { ...base, mode: 'simulated', note };
 }

@@ -99,7 +99,7 @@ export function conversationRoutes(t: RouteTable, deps: AppDeps): void {
     summary: 'An audio turn, the WAV given one of three ways: JSON {wavBase64}, multipart/form-data part `audio` (field reply_audio=true '
       + 'optional), or the WAV itself as the body with Content-Type audio/wav (?reply_audio=true optional). Decoded and resampled off the '
       + `event loop; at least ${MIN_SAMPLE_RATE_HZ} Hz. Speech segments come from the audio worker pool, the transcript from the speech-to-text `
-      + 'adapter (transcript_source says which; the embedded default decodes SimVoice, and other speech with its offline grammar recogniser: names, needs, budgets, visit times, yes/no, requests), then the dialog reply (reply_audio as for text turns). '
+      + 'adapter (transcript_source says which; the embedded default hears speech with its offline grammar recogniser: names, needs, budgets, visit times, yes/no, requests; with SIM_SPEECH=tones it decodes SimVoice tone code first), then the dialog reply (reply_audio as for text turns). '
       + 'Limits: AUDIO_BODY_LIMIT_BYTES, AUDIO_MAX_SECONDS, the demo rate limits.',
     responses: {
       200: 'reply with caller transcript, segments and processingMs', 400: 'no audio, wrong part name, malformed multipart', 413: 'body or WAV too large',

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { buildGrammar, grammarWord, WEIGHTS } from '../../src/speech/ears/grammar.js';
-import { hasFallingRange, holdsUnheardName, readPath, spokenToText } from '../../src/speech/ears/reading.js';
+import { hasFallingRange, holdsUnheardName, MAX_UNHEARD_PHONES, readPath, spokenToText } from '../../src/speech/ears/reading.js';
 import { EXTRA_PRONUNCIATIONS, FIRST_NAMES } from '../../src/speech/ears/vocabulary.js';
 import { trimToSpeech } from '../../src/speech/ears/trim.js';
 import { sentences } from '../../src/speech/voice/sentences.js';
@@ -104,6 +104,12 @@ t.test("a need's place is any speech after its lead, left out of the reading", a
   t.same(readPath('we want a villa near gb_dh gb_ax gb_s gb_k gb_uw gb_l'), { text: 'we want a villa', garbageShare: 0, rejected: false });
   t.equal(readPath('a flat close to gb_m gb_ay gb_aa gb_f gb_ih gb_s').text, 'a flat');
   t.equal(readPath('near gb_dh gb_ax gb_s').rejected, true, 'a place alone is no answer');
+  // a human book sentence in noise, heard with the need asked: a place is a few words, not a sentence
+  const sentence = 'um a studio around gb_th gb_er gb_k gb_p gb_aa gb_hh gb_ao gb_ow gb_l gb_aa gb_r gb_d gb_iy gb_t gb_ih gb_m gb_r gb_ae gb_dh gb_er gb_z gb_s gb_dh gb_aa gb_l gb_dh gb_ay gb_sh gb_g gb_z gb_g gb_dh gb_iy gb_l gb_d gb_v gb_s gb_dh gb_ow gb_z gb_t';
+  t.equal(readPath(sentence).rejected, true, 'a place longer than MAX_UNHEARD_PHONES is unheard speech');
+  const longest = Array.from({ length: MAX_UNHEARD_PHONES }, () => 'gb_ah').join(' ');
+  t.equal(readPath(`a flat near ${longest}`).text, 'a flat', 'a place up to the bound is left out');
+  t.equal(readPath(`a flat near ${longest} gb_ah`).rejected, true);
   t.equal(readPath('sunday at eleven in the morning').text, 'sunday at 11 am', 'a lead before words stays');
 });
 

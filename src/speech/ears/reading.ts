@@ -40,6 +40,12 @@ export function readPath(path: string): Reading {
   return { text: rejected ? '' : spokenToText(kept), garbageShare, rejected };
 }
 
+/**
+ * Most garbage phones a place or an unheard name is left out as: about two seconds of speech (the loop hears 10-12
+ * phones a second), a few words. A book sentence in noise was "a studio around <40 phones>", read "a studio".
+ */
+export const MAX_UNHEARD_PHONES = 24;
+
 /** the leads after which garbage phones are a said thing the grammar cannot spell: a need's place, a name it lacks */
 const NAME_LEAD_WORDS = NAME_LEADS.map((l) => l.split(' '));
 const UNHEARD_LEADS = [...PLACE_LEADS.map((l) => l.split(' ')), ...NAME_LEAD_WORDS];
@@ -53,9 +59,13 @@ function withoutUnheard(words: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const lead = words[i].startsWith(GARBAGE_PREFIX) ? leadAtEnd(out) : 0;
-    if (lead === 0) { out.push(words[i]); continue; }
-    out.length -= lead;
-    while (words[i + 1]?.startsWith(GARBAGE_PREFIX)) i++;
+    if (lead > 0) {
+      let end = i;
+      while (words[end + 1]?.startsWith(GARBAGE_PREFIX)) end++;
+      // longer than a place or a name: a sentence the grammar cannot hold, kept as garbage to count against the answers
+      if (end - i + 1 <= MAX_UNHEARD_PHONES) { out.length -= lead; i = end; continue; }
+    }
+    out.push(words[i]);
   }
   return out;
 }

@@ -4,7 +4,8 @@
  * speech as the adapter does; then the speech-dev set scored by field with the same recogniser and the scripted
  * dialog's extractors left out (that score, through the demo route, is in test/speech/speech_dev.test.ts).
  * Then line noise: bench lines (bench/speech_lines.ts) with pink noise, and noise alone, heard through each noise
- * suppression (the Wiener filter, RNNoise, the ears' choice between them by the line's SNR, none).
+ * suppression (the Wiener filter, RNNoise, the ears' choice between them by the line's SNR, none); and real human
+ * speech no grammar holds (the corpora's LibriVox sentences), which must be rejected.
  * Also the offline voice: time to the first sentence's audio.
  *
  *   npm run bench -- speech_ears          (SPEECH_DEV_DIR overrides ../shared/speech-dev)
@@ -20,6 +21,7 @@ import { FramePowers } from '../src/speech/ears/stand_out.js';
 import { suppressNoise } from '../src/speech/ears/denoise.js';
 import { spokenToText } from '../src/speech/ears/reading.js';
 import { endLive, feedLive, startLive } from '../src/speech/ears/live.js';
+import { FEED_MS } from '../src/speech/ears/stt.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
@@ -85,11 +87,12 @@ for (const [label, hint] of hints) {
 console.log(`${turns.length} turns, ${speechSeconds.toFixed(1)} s of speech after trimming`);
 console.table(rows);
 
-// Live turns (the adapter on calls): the audio goes to the decoder in 200 ms pieces while the caller speaks; at the end
-// of the turn only the last piece and the search's close remain, which is the wait for the final text.
-const PIECE = 1600;
+// Live turns (the adapter on calls): the audio goes to the decoder in pieces (FEED_MS) while the caller speaks; at the
+// end of the turn only the last piece and the search's close remain, which is the wait for the final text.
+// Beside the calls' piece length, twice it (the earlier setting): the last piece is the final text's wait.
 const liveRows = [];
-for (const [label, hint] of hints) {
+for (const pieceMs of [FEED_MS, 2 * FEED_MS]) for (const [label, hint] of hints) {
+  const PIECE = (pieceMs * 8000) / 1000;
   await startLive('warm', hint, new Int16Array(PIECE)); // the grammar on a live decoder, as a turn asked the same field finds it
   endLive('warm', new Int16Array(0));
   const c0 = process.cpuUsage();
@@ -109,11 +112,11 @@ for (const [label, hint] of hints) {
   const c = process.cpuUsage(c0);
   for (const [i, t] of turns.entries()) if (texts[i] === (await recognise(t.pcm, 8000, hint)).text) same++;
   lat.sort((a, b) => a - b);
-  liveRows.push({ grammar: label, 'CPU ms per speech s': Math.round((c.user + c.system) / 1000 / speechSeconds),
+  liveRows.push({ 'piece ms': pieceMs, grammar: label, 'CPU ms per speech s': Math.round((c.user + c.system) / 1000 / speechSeconds),
     'end of turn to final text p50 ms': Math.round(lat[Math.floor(lat.length / 2)]), 'max ms': Math.round(lat.at(-1)!),
     accepted: `${accepted}/${turns.length}`, 'same text as whole': `${same}/${turns.length}` });
 }
-console.log('live turns: 200 ms pieces decoded as they come; at the end of the turn the last piece and the close');
+console.log(`live turns: pieces decoded as they come (calls send ${FEED_MS} ms); at the end of the turn the last piece and the close`);
 console.table(liveRows);
 console.log('every field open, turn by turn:');
 for (const t of turns) console.log(`  ${JSON.stringify(t.text).padEnd(60)} -> ${JSON.stringify((await recognise(t.pcm, 8000)).text)}`);
@@ -160,6 +163,26 @@ for (const suppress of ['off', 'Wiener', 'as the ears (by line SNR)'] as Suppres
   aloneRows.push({ 'noise suppression': suppress, 'noise alone accepted': `${accepted}/${clips}` });
 }
 console.table(aloneRows);
+
+// Real human speech no grammar holds: the LibriVox book sentences of the turn-taking corpora (clean and in noise),
+// each turn heard as the adapter hears it under every hint; none may be an answer.
+const humanRows = [];
+const humanTurns = ['corpus', 'corpus-noisy'].flatMap((name) => {
+  const d = path.resolve(setDir, '..', name);
+  if (!existsSync(path.join(d, 'manifest.json'))) return [];
+  const scenarios = JSON.parse(readFileSync(path.join(d, 'manifest.json'), 'utf8')).scenarios as Array<{ name: string; caller: { kind: string }; files: { mulaw8k: { path: string } }; turns: Array<{ startMs: number; endMs: number }> }>;
+  return scenarios.filter((s) => s.caller.kind === 'human').flatMap((s) => {
+    const pcm = readWav(new Uint8Array(readFileSync(path.join(d, s.files.mulaw8k.path)))).pcm;
+    return s.turns.map((t) => ({ scenario: s.name, pcm: pcm.subarray(t.startMs * 8, t.endMs * 8) }));
+  });
+});
+for (const [label, hint] of hints) {
+  const accepted: string[] = [];
+  for (const t of humanTurns) { const r = await recognise(t.pcm, 8000, hint); if (!r.rejected) accepted.push(`${t.scenario}: ${r.text}`); }
+  humanRows.push({ grammar: label, 'human book sentences accepted': `${accepted.length}/${humanTurns.length}`, as: accepted.join('; ') });
+}
+console.log('real human speech (LibriVox sentences of the turn-taking corpora), out of every grammar');
+console.table(humanRows);
 
 const voiceRows = [];
 for (const voice of ['kal16', 'slt', 'rms', 'awb'] as const) {

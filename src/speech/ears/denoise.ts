@@ -1,7 +1,7 @@
 /**
  * Noise suppression before the grammar recogniser: a Wiener filter per frequency bin with a decision-directed a
  * priori SNR (Ephraim and Malah) and a noise spectrum tracked as the minimum of the smoothed power over the last two
- * seconds (minimum statistics, Martin), so it streams (a live turn's 200 ms pieces) and needs no quiet before the
+ * seconds (minimum statistics, Martin), so it streams (a live turn's pieces) and needs no quiet before the
  * speech: a bin is rarely loud with speech that long. The recogniser's acoustic model was
  * trained on clean telephone speech: pink noise at 20 dB SNR halved what it heard right (bench/README.md).
  * Frames of 32 ms at 8 kHz, half overlapped, square-root Hann windows (they add up to one).

@@ -32,7 +32,7 @@ let module: RnnoiseModule | undefined;
 let input = 0, output = 0;
 
 /**
- * RNNoise over a stream of 8 kHz audio fed in pieces of any size (a live turn's 200 ms pieces, or a whole turn):
+ * RNNoise over a stream of 8 kHz audio fed in pieces of any size (a live turn's pieces, or a whole turn):
  * taken up to 48 kHz, suppressed frame by frame, taken down again, each step streaming, so the output is the same
  * however the input is cut. Output lags input (RNNoise's two frames and the resamplers' look-ahead, about 25 ms);
  * `flush` gives the rest, the output as long as the input. Each suppressor holds its network's state until `close`.

@@ -33,8 +33,11 @@ async function hearTurn(pcm: Int16Array, sampleRateHz: number, hint: ListenHint 
 
 /** audio kept before the detector's speech start (its onset confirmation, soft first sounds) */
 const PRE_ROLL_MS = 300;
-/** live audio goes to the ears' thread in pieces of this length (a task per piece) */
-const FEED_MS = 200;
+/**
+ * live audio goes to the ears' thread in pieces of this length (a task per piece): at the end of a turn the last
+ * piece is what remains to decode, so its length sets the wait for the final text (bench/README.md)
+ */
+export const FEED_MS = 100;
 let streams = 0;
 const stats = { live: 0, whole: 0 };
 /** How many turns were answered from a live decoding, and how many recognised whole (tests, benches). */

@@ -26,6 +26,7 @@ import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
 import { loadManifest } from './speech_dev_lib.js';
+import { CORPORA, loadManifest as loadScenarios, loadScenarioPcm } from './audio_corpus_lib.js';
 import { colouredNoise } from './audio_noise.js';
 import { phoneLine, withPinkNoise } from './phone_line.js';
 import { IN_GRAMMAR, OUT_OF_GRAMMAR } from './speech_lines.js';
@@ -88,8 +89,8 @@ console.log(`${turns.length} turns, ${speechSeconds.toFixed(1)} s of speech afte
 console.table(rows);
 
 // Live turns (the adapter on calls): the audio goes to the decoder in pieces (FEED_MS) while the caller speaks; at the
-// end of the turn only the last piece and the search's close remain, which is the wait for the final text.
-// Beside the calls' piece length, twice it (the earlier setting): the last piece is the final text's wait.
+// end of the turn only the last piece and the search's close remain, which is the wait for the final text. Twice the
+// calls' piece length (the earlier setting) runs beside it.
 const liveRows = [];
 for (const pieceMs of [FEED_MS, 2 * FEED_MS]) for (const [label, hint] of hints) {
   const PIECE = (pieceMs * 8000) / 1000;
@@ -167,15 +168,11 @@ console.table(aloneRows);
 // Real human speech no grammar holds: the LibriVox book sentences of the turn-taking corpora (clean and in noise),
 // each turn heard as the adapter hears it under every hint; none may be an answer.
 const humanRows = [];
-const humanTurns = ['corpus', 'corpus-noisy'].flatMap((name) => {
-  const d = path.resolve(setDir, '..', name);
-  if (!existsSync(path.join(d, 'manifest.json'))) return [];
-  const scenarios = JSON.parse(readFileSync(path.join(d, 'manifest.json'), 'utf8')).scenarios as Array<{ name: string; caller: { kind: string }; files: { mulaw8k: { path: string } }; turns: Array<{ startMs: number; endMs: number }> }>;
-  return scenarios.filter((s) => s.caller.kind === 'human').flatMap((s) => {
-    const pcm = readWav(new Uint8Array(readFileSync(path.join(d, s.files.mulaw8k.path)))).pcm;
+const humanTurns = CORPORA.filter((c) => existsSync(path.join(c.dir, 'manifest.json')))
+  .flatMap((c) => loadScenarios(c.dir)).filter((s) => s.tags.includes('human_speech')).flatMap((s) => {
+    const pcm = loadScenarioPcm(s, 8000);
     return s.turns.map((t) => ({ scenario: s.name, pcm: pcm.subarray(t.startMs * 8, t.endMs * 8) }));
   });
-});
 for (const [label, hint] of hints) {
   const accepted: string[] = [];
   for (const t of humanTurns) { const r = await recognise(t.pcm, 8000, hint); if (!r.rejected) accepted.push(`${t.scenario}: ${r.text}`); }

@@ -34,6 +34,7 @@ export function withDefaultTimeouts(set: AdapterSet, ms: number): AdapterSet {
         write: (pcm, atMs) => stream.write(pcm, atMs),
         expect: (hint) => stream.expect?.(hint),
         speechStarted: (atMs) => stream.speechStarted?.(atMs),
+        speechStopped: (atMs, speechEndMs) => stream.speechStopped?.(atMs, speechEndMs),
         finalize: (fo) => { const opts = withTimeout(fo, ms); return withDeadline('stt', opts, (signal) => stream.finalize({ signal, timeoutMs: opts.timeoutMs })); },
         onResult: (l) => stream.onResult(l),
         close: () => stream.close(),

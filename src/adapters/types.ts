@@ -125,6 +125,11 @@ export interface SttStream {
   expect?(hint: ListenHint): void;
   /** The session's detector heard the caller start speaking at media time `atMs` (optional: a recogniser that decodes only then). */
   speechStarted?(atMs: number): void;
+  /**
+   * The detector heard the caller's speech stop (`speechEndMs`, media time): what follows may be the quiet that ends
+   * the turn (optional: a recogniser that decodes everything written ignores it; speech resuming calls speechStarted).
+   */
+  speechStopped?(atMs: number, speechEndMs: number): void;
   /** Forces a final transcript for everything written so far (called at end of turn). */
   finalize(opts?: AdapterCallOptions): Promise<TranscriptResult>;
   /** partial and final results as they come */

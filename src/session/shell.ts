@@ -223,7 +223,10 @@ export class CallSession {
           this.#stt.speechStarted?.(e.atMs);
           this.dispatch({ type: 'SpeechStarted', atMs: e.atMs });
           break;
-        case 'SpeechStopped': this.dispatch({ type: 'SpeechStopped', atMs: e.atMs, speechEndMs: e.speechEndMs }); break;
+        case 'SpeechStopped':
+          this.#stt.speechStopped?.(e.atMs, e.speechEndMs);
+          this.dispatch({ type: 'SpeechStopped', atMs: e.atMs, speechEndMs: e.speechEndMs });
+          break;
         case 'TurnEnded':
           this.#turnWall = { endedAt: this.#now() };
           this.dispatch({ type: 'TurnEnded', atMs: e.atMs, speechEndMs: e.speechEndMs });

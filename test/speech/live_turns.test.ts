@@ -71,6 +71,56 @@ t.test('a call turn is decoded as it is spoken and finalized from the live decod
   stream.close();
 });
 
+/** Writes `frames` 20 ms frames of quiet from `ms`; returns the media time after them. */
+function quiet(stream: ReturnType<OfflineStt['open']>, ms: number, frames: number): number {
+  for (let i = 0; i < frames; i++, ms += 20) stream.write(new Int16Array(160), ms);
+  return ms;
+}
+
+/** Writes words from `ms` in 20 ms frames; returns the media time after them. */
+function words(stream: ReturnType<OfflineStt['open']>, ms: number, pcm: Int16Array): number {
+  for (let i = 0; i + 160 <= pcm.length; i += 160, ms += 20) stream.write(pcm.subarray(i, i + 160), ms);
+  return ms;
+}
+
+t.test('the quiet after the speech stopped is never decoded, the turn settles in it; a pause the caller speaks after is decoded', async (t) => {
+  const stream = new OfflineStt().open({ callId: 'c-quiet', language: 'en', sampleRateHz: 8000 });
+  stream.expect(asked);
+  let before = earsStats();
+  let ms = quiet(stream, 0, 25);
+  stream.speechStarted(ms);
+  ms = words(stream, ms, budget);
+  const end = ms;
+  ms = quiet(stream, ms, 12);
+  stream.speechStopped(ms, end); // the detector's hangover: it says so 240 ms after the last speech
+  quiet(stream, ms, 28); // the rest of an 800 ms end-of-turn wait
+  t.equal((await stream.finalize({ timeoutMs: 60_000 })).text, 'about eighty lakh rupees');
+  t.equal(earsStats().live, before.live + 1, 'answered live');
+  t.equal(earsStats().heldQuietMs - before.heldQuietMs, 560, 'the quiet written after the detector said so was held back');
+  t.equal(earsStats().settled - before.settled, 1, 'settled 400 ms after the speech, before the end of turn');
+
+  // "my budget is ... about eighty lakh rupees": the turn settles in the pause, and is decoded again, pause and all,
+  // once the caller goes on
+  const lead = await phoneWords('My budget is');
+  before = earsStats();
+  ms = quiet(stream, 0, 25);
+  stream.speechStarted(ms);
+  ms = words(stream, ms, lead);
+  stream.speechStopped(ms + 240, ms);
+  ms = quiet(stream, ms, 25);
+  stream.speechStarted(ms);
+  ms = words(stream, ms, budget);
+  stream.speechStopped(ms + 240, ms);
+  quiet(stream, ms, 40);
+  const heard = await stream.finalize({ timeoutMs: 60_000 });
+  t.equal(heard.text, 'my budget is about eighty lakh rupees');
+  t.equal(earsStats().live, before.live + 1, 'answered live');
+  t.equal(earsStats().heldQuietMs - before.heldQuietMs, 600, 'only the quiet from 200 ms after the last words was held back');
+  t.equal(earsStats().settled - before.settled, 2, 'settled in the pause and after the last words');
+  t.equal(earsStats().unsettled - before.unsettled, 1, 'the first settling dropped when the caller went on');
+  stream.close();
+});
+
 t.test('a live turn asked one field that says two answers is heard whole with several answers', async (t) => {
   const both = await phoneWords('My name is Arjun and my budget is one crore.');
   const nameAsked = { asking: 'customer_name', open: ['customer_name', 'budget'] };

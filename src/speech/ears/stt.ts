@@ -4,6 +4,10 @@
  * session's detector says speech started, the turn is decoded live (live.ts): its audio goes to the ears' thread as
  * it comes, so the final text is ready soon after the end of turn. A turn that cannot be live (no decoder free, a
  * rate other than the model's, a lost thread) is recognised whole, cut to its speech, when the session finalizes it.
+ * Once the detector says the speech stopped, the quiet after it (but SPEECH_MARGIN_MS) is held back: it carries no
+ * words. After SETTLE_AFTER_MS of it the turn is settled: its result (and a rejected live turn's whole hearing) is
+ * worked out while the detector still waits for the end of turn (800 ms at the default timeout). If the caller speaks
+ * again within the turn, the settled result is dropped and the turn is decoded again from its start, pause and all.
  * `expect(hint)` steers the turn's grammar. Results are final only: a grammar recogniser has no useful partials.
  */
 import { withDeadline } from '../../adapters/deadline.js';
@@ -11,7 +15,7 @@ import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTe
 import { concatPcm } from '../../audio/index.js';
 import { runSpeech, warmEars } from '../pool.js';
 import { EARS_RATE_HZ, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
-import { trimToSpeech } from './trim.js';
+import { SPEECH_MARGIN_MS, trimToSpeech } from './trim.js';
 
 /** A turn recognised: its text ('' when rejected or silent), and whether its line was noisy (unknown when it held no speech). */
 interface TurnHeard { text: string; noisyLine?: boolean; speech: boolean }
@@ -39,8 +43,17 @@ const PRE_ROLL_MS = 300;
  */
 export const FEED_MS = 100;
 let streams = 0;
-const stats = { live: 0, whole: 0 };
-/** How many turns were answered from a live decoding, and how many recognised whole (tests, benches). */
+/**
+ * quiet after the end of speech before a turn is settled: longer than most pauses inside a sentence (which would
+ * have the turn decoded again), well before the end-of-turn wait is over
+ */
+export const SETTLE_AFTER_MS = 400;
+const stats = { live: 0, whole: 0, heldQuietMs: 0, settled: 0, unsettled: 0 };
+/**
+ * How many turns were answered from a live decoding, how many recognised whole, how much quiet after live turns'
+ * speech was never decoded, how many turns were settled before their end and how many of those the caller went on
+ * speaking in (tests, benches).
+ */
 export const earsStats = (): Readonly<typeof stats> => ({ ...stats });
 
 interface LiveTurn {
@@ -49,12 +62,20 @@ interface LiveTurn {
   ok: Promise<boolean>;
   pending: Int16Array[];
   pendingSamples: number;
+  /** the quiet after the speech stopped, held back from the decoder until the caller speaks again */
+  held: Int16Array[];
   /** samples sent or pending since the turn's start */
   samples: number;
   hintKey: string;
   /** index in the stream's chunks where the turn's audio starts (for a restart with another hint) */
   from: number;
 }
+
+/** A turn's result as its stream hands it on, and whether the live decoding gave it. */
+interface Concluded { text: string; unheard: boolean; live: boolean }
+
+/** A turn settled in the quiet after its speech, its result worked out ahead of the end of turn. */
+interface Settled { from: number; hintKey: string; result: Promise<Concluded> }
 
 export class OfflineSttStream implements SttStream {
   readonly #listeners: Array<(r: TranscriptResult) => void> = [];
@@ -68,6 +89,13 @@ export class OfflineSttStream implements SttStream {
   #startMs = -1;
   #endMs = 0;
   #hint: ListenHint | undefined;
+  /** media time from which the audio is quiet after the turn's speech (held back); undefined while speech goes on */
+  #quietFrom: number | undefined;
+  /** media time at which the quiet settles the turn */
+  #settleAt: number | undefined;
+  #settled: Settled | undefined;
+  /** quiet of the current turn never sent to the decoder */
+  #quietSamples = 0;
   /** the last turn's line was noisy: the next live turn's noise is suppressed by RNNoise (a line stays as it is) */
   #noisyLine = false;
   #closed = false;
@@ -87,37 +115,91 @@ export class OfflineSttStream implements SttStream {
       this.#samples -= this.#chunks.shift()!.length;
       this.#chunkAt.shift();
       if (this.#live) this.#live.from = Math.max(0, this.#live.from - 1);
+      if (this.#settled) this.#settled.from = Math.max(0, this.#settled.from - 1);
     }
     const live = this.#live;
-    if (!live) return;
-    live.pending.push(copy);
-    live.pendingSamples += copy.length;
+    if (!live) {
+      if (this.#settled) this.#quietSamples += copy.length;
+      return;
+    }
     live.samples += copy.length;
     // a turn live this long began on something the detector took for speech: the whole-turn path keeps the latest audio
     if (live.samples > MAX_TURN_SECONDS * this.sampleRateHz) { this.#drop(live); return; }
+    if (this.#quietFrom !== undefined && atMs >= this.#quietFrom) {
+      live.held.push(copy);
+      this.#quietSamples += copy.length;
+      if (live.pending.length) this.#send(live, 'feed'); // the speech's end is decoded now, not at the end of the turn
+      if (this.#settleAt !== undefined && atMs >= this.#settleAt) this.#settle(live);
+      return;
+    }
+    live.pending.push(copy);
+    live.pendingSamples += copy.length;
     if (live.pendingSamples >= (FEED_MS * this.sampleRateHz) / 1000) this.#send(live, 'feed');
   }
 
   expect(hint: ListenHint): void {
     this.#hint = hint;
     // a turn that started before the question was asked is heard against the new grammar, from its start
-    if (this.#live && this.#live.hintKey !== JSON.stringify(hint)) this.#goLive(this.#live.from);
+    const turn = this.#live ?? this.#settled;
+    if (turn && turn.hintKey !== JSON.stringify(hint)) this.#restart(turn.from);
   }
 
-  /** The detector heard speech start at `atMs`: the turn is decoded from then on (with PRE_ROLL_MS before it). */
+  /**
+   * The detector heard speech start at `atMs`: the turn is decoded from then on (with PRE_ROLL_MS before it); in a
+   * live turn, speech again after a pause: the pause held back is decoded, and what follows.
+   */
   speechStarted(atMs: number): void {
-    if (this.#closed || this.#live || this.sampleRateHz !== EARS_RATE_HZ) return;
+    this.#quietFrom = this.#settleAt = undefined;
+    this.#quietSamples = 0;
+    if (this.#settled) { this.#restart(this.#settled.from); return; }
+    const live = this.#live;
+    if (live) {
+      live.pending.push(...live.held);
+      live.pendingSamples += live.held.reduce((a, c) => a + c.length, 0);
+      live.held = [];
+      if (live.pendingSamples >= (FEED_MS * this.sampleRateHz) / 1000) this.#send(live, 'feed');
+      return;
+    }
+    if (this.#closed || this.sampleRateHz !== EARS_RATE_HZ) return;
     let from = this.#chunkAt.length;
     while (from > 0 && this.#chunkAt[from - 1] + 20 > atMs - PRE_ROLL_MS) from--;
     this.#goLive(from);
   }
 
+  /** The detector heard the speech stop (ending at `speechEndMs`): the quiet after it is held back from the decoder. */
+  speechStopped(_atMs: number, speechEndMs: number): void {
+    if (!this.#live) return;
+    this.#quietFrom = speechEndMs + SPEECH_MARGIN_MS;
+    this.#settleAt = speechEndMs + SETTLE_AFTER_MS;
+  }
+
+  /** The turn is decoded again from chunk `from` (its start): the caller spoke after it settled, or another question came. */
+  #restart(from: number): void {
+    if (this.#settled) stats.unsettled++;
+    this.#settled = undefined;
+    this.#goLive(from);
+  }
+
+  /** Works out the turn's result now, from the audio so far: the rest of the turn is the quiet that ends it. */
+  #settle(live: LiveTurn): void {
+    stats.settled++;
+    this.#settleAt = undefined;
+    this.#live = undefined;
+    const pcm = concatPcm(this.#chunks);
+    const result = this.#conclude(live, pcm, this.#hint, {});
+    result.catch(() => {}); // awaited by finalize, unless the caller goes on speaking
+    this.#settled = { from: live.from, hintKey: live.hintKey, result };
+  }
+
   #goLive(from: number): void {
     if (this.#live) this.#drop(this.#live);
-    const pending = this.#chunks.slice(from);
+    const quietAt = this.#chunkAt.findIndex((at, i) => i >= from && this.#quietFrom !== undefined && at >= this.#quietFrom);
+    const to = quietAt < 0 ? this.#chunks.length : quietAt;
+    const pending = this.#chunks.slice(from, to);
     const live: LiveTurn = { id: `${this.#id}t${++this.#turns}`, ok: Promise.resolve(true), pending, from,
-      pendingSamples: 0, samples: 0, hintKey: JSON.stringify(this.#hint ?? null) };
-    live.pendingSamples = live.samples = pending.reduce((a, c) => a + c.length, 0);
+      pendingSamples: 0, samples: 0, held: this.#chunks.slice(to), hintKey: JSON.stringify(this.#hint ?? null) };
+    live.pendingSamples = pending.reduce((a, c) => a + c.length, 0);
+    live.samples = live.pendingSamples + live.held.reduce((a, c) => a + c.length, 0);
     this.#live = live;
     this.#send(live, 'start');
   }
@@ -173,34 +255,38 @@ export class OfflineSttStream implements SttStream {
     if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
     const pcm = concatPcm(this.#chunks.length ? this.#chunks : [new Int16Array(0)]);
     const startMs = Math.max(0, this.#startMs), endMs = this.#endMs;
-    const live = this.#live;
-    this.#live = undefined;
+    const live = this.#live, settled = this.#settled;
+    stats.heldQuietMs += (this.#quietSamples * 1000) / this.sampleRateHz;
+    this.#live = this.#settled = undefined;
     this.discard();
-    const heardLive = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
-    stats[heardLive?.text === undefined ? 'whole' : 'live']++;
-    // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
-    const hint = heardLive?.leftOut ? severalAnswers(this.#hint) : this.#hint;
-    let text = heardLive?.text, unheard = false;
-    if (text === undefined) {
-      const whole = await hearTurn(pcm, this.sampleRateHz, hint, (work) => withDeadline('stt', opts, work));
-      if (whole.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
-      text = whole.text;
-      unheard = whole.speech && !text;
-    }
+    const { text, unheard, live: wasLive } = settled ? await withDeadline('stt', opts, () => settled.result) : await this.#conclude(live, pcm, this.#hint, opts);
+    stats[wasLive ? 'live' : 'whole']++;
     const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0, ...(unheard ? { unheard } : {}) };
     for (const l of this.#listeners) l(result);
     return result;
   }
 
+  /** A turn's text: from its live decoding, else (not live, rejected live) from its whole audio `pcm`. */
+  async #conclude(live: LiveTurn | undefined, pcm: Int16Array, hint: ListenHint | undefined, opts?: AdapterCallOptions): Promise<Concluded> {
+    const heardLive = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
+    if (heardLive?.text !== undefined) return { text: heardLive.text, unheard: false, live: true };
+    // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
+    const whole = await hearTurn(pcm, this.sampleRateHz, heardLive?.leftOut ? severalAnswers(hint) : hint, (work) => withDeadline('stt', opts, work));
+    if (whole.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
+    return { text: whole.text, unheard: whole.speech && !whole.text, live: false };
+  }
+
   /** Forgets the audio written since the last finalize (another reader transcribed that turn). */
   discard(): void {
     if (this.#live) this.#drop(this.#live);
-    this.#chunks = []; this.#chunkAt = []; this.#samples = 0; this.#startMs = -1;
+    this.#settled = this.#quietFrom = this.#settleAt = undefined;
+    this.#chunks = []; this.#chunkAt = []; this.#samples = 0; this.#startMs = -1; this.#quietSamples = 0;
   }
 
   onResult(listener: (r: TranscriptResult) => void): void { this.#listeners.push(listener); }
   close(): void {
     if (this.#live) this.#drop(this.#live);
+    this.#settled = undefined;
     this.#closed = true; this.#listeners.length = 0; this.#chunks = []; this.#chunkAt = [];
   }
 }

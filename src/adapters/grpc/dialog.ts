@@ -26,7 +26,7 @@ type EventMsg =
   | { event: 'end_call'; end_call: { reason: string } }
   | { event: 'listen'; listen: { hint: HintMsg } }
   | { event: 'keys'; keys: { digits: string } };
-interface HintMsg { asking: string; yes_no: boolean; open: string[]; names: string[] }
+export interface HintMsg { asking: string; yes_no: boolean; open: string[]; names: string[] }
 
 export const toHintMsg = (h: ListenHint): HintMsg => ({ asking: h.asking ?? '', yes_no: h.yesNo ?? false, open: h.open, names: h.names ?? [] });
 export function fromHintMsg(m: Partial<HintMsg> | undefined): ListenHint {

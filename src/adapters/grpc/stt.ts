@@ -3,18 +3,22 @@
  * requests; spontaneous results (request_id 0) go to onResult listeners, each finalize gets its own reply.
  */
 import * as grpc from '@grpc/grpc-js';
-import type { AdapterCallOptions, SpeechToTextAdapter, SttStream, TranscriptResult } from '../types.js';
+import type { AdapterCallOptions, ListenHint, SpeechToTextAdapter, SttStream, TranscriptResult } from '../types.js';
 import { AdapterError } from '../types.js';
 import { callUnary, unaryHandler, GrpcClient } from './calls.js';
 import { fromServiceError, toServiceError } from './errors.js';
 import { bytesToPcm, pcmToBytes } from './proto.js';
 import { AudioBatcher } from './audio_batcher.js';
+import { fromHintMsg, toHintMsg, type HintMsg } from './dialog.js';
 
 /** audio per gRPC message, ms (see audio_batcher.ts) */
 export const STT_BATCH_MS = 100;
 
 interface ResultMsg { text: string; final: boolean; start_ms: number; end_ms: number; confidence: number; unheard?: boolean }
-interface TranscribeIn { config?: { call_id: string; language: string; sample_rate_hz: number }; audio?: { pcm16le: Buffer; at_ms: number }; finalize?: { request_id: number } }
+interface TranscribeIn {
+  config?: { call_id: string; language: string; sample_rate_hz: number }; audio?: { pcm16le: Buffer; at_ms: number }; finalize?: { request_id: number };
+  expect?: { hint: HintMsg | null }; speech_started?: { at_ms: number }; speech_stopped?: { at_ms: number; speech_end_ms: number };
+}
 interface TranscribeOut { result?: ResultMsg | null; request_id: number; error_code: string; error_message: string }
 
 const toMsg = (r: TranscriptResult): ResultMsg => ({ text: r.text, final: r.final, start_ms: r.startMs, end_ms: r.endMs, confidence: r.confidence ?? 0, unheard: r.unheard ?? false });
@@ -36,6 +40,12 @@ export function sttHandlers(impl: SpeechToTextAdapter): grpc.UntypedServiceImple
           call.emit('error', toServiceError(new AdapterError('stt', 'invalid', 'the first Transcribe message must be a config')));
         } else if (m.audio) {
           stream.write(bytesToPcm(m.audio.pcm16le), m.audio.at_ms);
+        } else if (m.expect) {
+          stream.expect?.(fromHintMsg(m.expect.hint ?? undefined));
+        } else if (m.speech_started) {
+          stream.speechStarted?.(m.speech_started.at_ms);
+        } else if (m.speech_stopped) {
+          stream.speechStopped?.(m.speech_stopped.at_ms, m.speech_stopped.speech_end_ms);
         } else if (m.finalize) {
           const id = m.finalize.request_id;
           stream.finalize().then(
@@ -48,8 +58,9 @@ export function sttHandlers(impl: SpeechToTextAdapter): grpc.UntypedServiceImple
       call.on('cancelled', () => stream?.close());
       call.on('error', () => stream?.close());
     },
-    Recognize: unaryHandler<{ pcm16le: Buffer; language: string; sample_rate_hz: number }, ResultMsg>(async (m, opts) =>
-      toMsg(await impl.transcribe(bytesToPcm(m.pcm16le), { language: m.language, sampleRateHz: m.sample_rate_hz || 8000, ...opts }))),
+    Recognize: unaryHandler<{ pcm16le: Buffer; language: string; sample_rate_hz: number; hint: HintMsg | null }, ResultMsg>(async (m, opts) =>
+      toMsg(await impl.transcribe(bytesToPcm(m.pcm16le), { language: m.language, sampleRateHz: m.sample_rate_hz || 8000,
+        ...(m.hint ? { hint: fromHintMsg(m.hint) } : {}), ...opts }))),
   };
 }
 
@@ -76,6 +87,17 @@ class GrpcSttStream implements SttStream {
   write(pcm: Int16Array, atMs: number): void {
     if (this.#closed || this.#failure) return;
     this.#batcher.push(pcm, atMs);
+  }
+
+  expect(hint: ListenHint): void { this.#event({ expect: { hint: toHintMsg(hint) } }); }
+  speechStarted(atMs: number): void { this.#event({ speech_started: { at_ms: atMs } }); }
+  speechStopped(atMs: number, speechEndMs: number): void { this.#event({ speech_stopped: { at_ms: atMs, speech_end_ms: speechEndMs } }); }
+
+  /** What the session knows of the turn, after the audio written before it (the server sees them in that order). */
+  #event(m: TranscribeIn): void {
+    if (this.#closed || this.#failure) return;
+    this.#batcher.flush();
+    this.#call.write(m);
   }
 
   finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
@@ -139,9 +161,10 @@ export class GrpcStt implements SpeechToTextAdapter {
     return new GrpcSttStream(this.#rpc.channel, config, this.#rpc.ctx.defaultTimeoutMs, this.batchMs);
   }
 
-  async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number } & AdapterCallOptions): Promise<TranscriptResult> {
+  async transcribe(pcm: Int16Array, opts: { language: string; sampleRateHz: number; hint?: ListenHint } & AdapterCallOptions): Promise<TranscriptResult> {
     const method = this.#rpc.method('Recognize');
-    const r = await callUnary<ResultMsg>(this.#rpc.ctx, method, { pcm16le: pcmToBytes(pcm), language: opts.language, sample_rate_hz: opts.sampleRateHz }, opts);
+    const r = await callUnary<ResultMsg>(this.#rpc.ctx, method, { pcm16le: pcmToBytes(pcm), language: opts.language, sample_rate_hz: opts.sampleRateHz,
+      ...(opts.hint ? { hint: toHintMsg(opts.hint) } : {}) }, opts);
     return fromMsg(r);
   }
 

@@ -123,9 +123,10 @@ for (const pieceMs of [FEED_MS, 2 * FEED_MS]) for (const [label, hint] of hints)
 console.log(`live turns: pieces decoded as they come (calls send ${FEED_MS} ms); at the end of the turn the last piece and the close`);
 console.table(liveRows);
 // Turns as a call gives them: the speech-dev files whole (the quiet around the speech too) in 20 ms frames at real
-// time, the call's detector deciding speech start, stop and end of turn, into the adapter's stream. Held: the quiet
-// after the detector's speech stop is not decoded (the stream as calls use it); decoded: the stream never told of
-// the stop (as before 2026-12-02), so the end-of-turn wait is decoded too. Every field open; the variants alternate.
+// time, the call's detector deciding speech start, stop and end of turn, into the adapter's stream. Held: the
+// stream is told of the detector's speech stop (as calls do): the quiet after it is not decoded and the turn settles
+// in it; decoded: never told (as before 2026-12-02), the end-of-turn wait is decoded and a live turn rejected at its
+// end is heard whole only then. Every field open; the variants alternate turn by turn.
 const callRows = { held: { cpuUs: 0, lat: [] as number[], texts: [] as string[] }, decoded: { cpuUs: 0, lat: [] as number[], texts: [] as string[] } };
 const raw = loadManifest(setDir).flatMap((c) => c.turns.map((t) => readWav(new Uint8Array(readFileSync(path.join(setDir, t.file)))).pcm));
 const stt = new OfflineStt();
@@ -140,7 +141,7 @@ await closeSpeechPool();
 console.log(`turns as a call gives them (${raw.length} speech-dev files whole, real time, the call's detector, every field open)`);
 console.table(Object.entries(callRows).map(([variant, r]) => {
   const lat = [...r.lat].sort((a, b) => a - b);
-  return { 'quiet after the speech': variant, 'CPU ms per speech s': Math.round(r.cpuUs / 1000 / speechSeconds),
+  return { 'quiet after the speech': variant === 'held' ? 'held, the turn settles in it' : 'decoded to the end of turn', 'CPU ms per speech s': Math.round(r.cpuUs / 1000 / speechSeconds),
     'end of turn to final text p50 ms': Math.round(lat[Math.floor(lat.length / 2)]), 'max ms': Math.round(lat.at(-1)!),
     accepted: `${r.texts.filter(Boolean).length}/${raw.length}`, 'same text as held': `${r.texts.filter((x, i) => x === callRows.held.texts[i]).length}/${raw.length}` };
 }));

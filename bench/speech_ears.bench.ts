@@ -21,10 +21,7 @@ import { FramePowers } from '../src/speech/ears/stand_out.js';
 import { suppressNoise } from '../src/speech/ears/denoise.js';
 import { spokenToText } from '../src/speech/ears/reading.js';
 import { endLive, feedLive, startLive } from '../src/speech/ears/live.js';
-import { FEED_MS, OfflineStt } from '../src/speech/ears/stt.js';
-import { closeSpeechPool, warmEars } from '../src/speech/pool.js';
-import { createCallAudioState, stepCallAudio } from '../src/audio/call_audio.js';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { FEED_MS } from '../src/speech/ears/stt.js';
 import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
@@ -122,62 +119,8 @@ for (const pieceMs of [FEED_MS, 2 * FEED_MS]) for (const [label, hint] of hints)
 }
 console.log(`live turns: pieces decoded as they come (calls send ${FEED_MS} ms); at the end of the turn the last piece and the close`);
 console.table(liveRows);
-// Turns as a call gives them: the speech-dev files whole (the quiet around the speech too) in 20 ms frames at real
-// time, the call's detector deciding speech start, stop and end of turn, into the adapter's stream. Held: the
-// stream is told of the detector's speech stop (as calls do): the quiet after it is not decoded and the turn settles
-// in it; decoded: never told (as before 2026-12-02), the end-of-turn wait is decoded and a live turn rejected at its
-// end is heard whole only then. Every field open; the variants alternate turn by turn.
-const callRows = { held: { cpuUs: 0, lat: [] as number[], texts: [] as string[] }, decoded: { cpuUs: 0, lat: [] as number[], texts: [] as string[] } };
-const raw = loadManifest(setDir).flatMap((c) => c.turns.map((t) => readWav(new Uint8Array(readFileSync(path.join(setDir, t.file)))).pcm));
-const stt = new OfflineStt();
-await warmEars();
-for (const [i, pcm] of raw.entries()) {
-  for (const variant of (i % 2 ? ['held', 'decoded'] : ['decoded', 'held']) as Array<keyof typeof callRows>) {
-    const r = await asACallGivesIt(stt, pcm, variant === 'held');
-    callRows[variant].cpuUs += r.cpuUs; callRows[variant].lat.push(r.waitMs); callRows[variant].texts.push(r.text);
-  }
-}
-await closeSpeechPool();
-console.log(`turns as a call gives them (${raw.length} speech-dev files whole, real time, the call's detector, every field open)`);
-console.table(Object.entries(callRows).map(([variant, r]) => {
-  const lat = [...r.lat].sort((a, b) => a - b);
-  return { 'quiet after the speech': variant === 'held' ? 'held, the turn settles in it' : 'decoded to the end of turn', 'CPU ms per speech s': Math.round(r.cpuUs / 1000 / speechSeconds),
-    'end of turn to final text p50 ms': Math.round(lat[Math.floor(lat.length / 2)]), 'max ms': Math.round(lat.at(-1)!),
-    accepted: `${r.texts.filter(Boolean).length}/${raw.length}`, 'same text as held': `${r.texts.filter((x, i) => x === callRows.held.texts[i]).length}/${raw.length}` };
-}));
-
 console.log('every field open, turn by turn:');
 for (const t of turns) console.log(`  ${JSON.stringify(t.text).padEnd(60)} -> ${JSON.stringify((await recognise(t.pcm, 8000)).text)}`);
-
-/**
- * One file through the adapter's stream as a call feeds it: 20 ms frames at real time (the ears decode as it comes),
- * the file's first 200 ms of background repeated after it until the detector ends the turn. Returns the CPU the turn
- * took (all threads), the wait from the end of turn to the final text, and the text.
- */
-async function asACallGivesIt(stt: OfflineStt, pcm: Int16Array, tellStop: boolean) {
-  const detector = createCallAudioState({ sampleRateHz: 8000, turnDetectionTimeoutMs: 800, interruptionSensitivity: 0.5 });
-  const stream = stt.open({ callId: 'bench', language: 'en', sampleRateHz: 8000 });
-  const background = pcm.subarray(0, 1600);
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  for (let f = 0; ; f++) {
-    const at = f * 160;
-    const frame = at + 160 <= pcm.length ? pcm.subarray(at, at + 160) : background.subarray(at % 1600, (at % 1600) + 160);
-    stream.write(frame, f * 20);
-    for (const e of stepCallAudio(detector, frame, false)) {
-      if (e.type === 'SpeechStarted') stream.speechStarted(e.atMs);
-      if (e.type === 'SpeechStopped' && tellStop) stream.speechStopped(e.atMs, e.speechEndMs);
-      if (e.type !== 'TurnEnded') continue;
-      const end = performance.now();
-      const { text } = await stream.finalize({ timeoutMs: 60_000 });
-      const waitMs = performance.now() - end;
-      const c = process.cpuUsage(c0);
-      stream.close();
-      return { cpuUs: c.user + c.system, waitMs, text };
-    }
-    if (f % 5 === 4) await sleep(Math.max(0, t0 + (f + 1) * 20 - performance.now()));
-  }
-}
 
 // Line noise: bench lines (not the speech-dev set) in four Flite voices through a phone line, pink noise mixed at
 // a signal-to-noise ratio over each line's speech, heard with each noise suppression (RNNoise alone only clean, where

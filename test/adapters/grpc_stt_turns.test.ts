@@ -7,10 +7,9 @@
 import t from 'tap';
 import { createAdapters, startAdapterServer, type AdapterSet } from '../../src/adapters/index.js';
 import type { ListenHint, SttStream } from '../../src/adapters/types.js';
-import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
 import { earsStats, OfflineStt } from '../../src/speech/ears/stt.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
-import { OfflineTts } from '../../src/speech/voice/tts.js';
+import { phoneWords } from '../speech/helpers/phone_line.js';
 
 t.teardown(closeSpeechPool);
 
@@ -58,9 +57,7 @@ t.test('the offline ears behind the link decode a turn live, against the asked g
   const server = await startAdapterServer({ stt: new OfflineStt() }, '127.0.0.1:0');
   const remote = createAdapters({ ADAPTER_STT_URL: server.address, ADAPTER_TIMEOUT_MS: 60_000 });
   t.teardown(async () => { await remote.close(); await server.close(); });
-  const parts: Int16Array[] = [];
-  for await (const c of new OfflineTts().synthesize({ text: 'About eighty lakh rupees.', voice: 'kal16', language: 'en', sampleRateHz: 16000 })) parts.push(c);
-  const words = mulawDecode(mulawEncode(resample(Int16Array.from(parts.flatMap((p) => [...p])), 16000, 8000)));
+  const words = await phoneWords('About eighty lakh rupees.');
 
   const s = remote.stt.open({ callId: 'call_live', language: 'en', sampleRateHz: 8000 });
   s.expect?.({ asking: 'budget', open: ['budget'] });

@@ -5,22 +5,15 @@
  * noisy line: a call's turn goes live through the noise suppressor its last turn's line asked for.
  */
 import t from 'tap';
-import { mulawDecode, mulawEncode, resample } from '../../src/audio/index.js';
+import { resample } from '../../src/audio/index.js';
 import { dropLive, endLive, feedLive, liveTurns, setMaxLiveDecoders, startLive } from '../../src/speech/ears/live.js';
 import { recognise } from '../../src/speech/ears/recogniser.js';
 import { earsStats, OfflineStt } from '../../src/speech/ears/stt.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
-import { OfflineTts } from '../../src/speech/voice/tts.js';
+import { phoneWords } from './helpers/phone_line.js';
 import { colouredNoise } from '../../bench/audio_noise.js';
 
 t.teardown(closeSpeechPool);
-
-/** A caller's words in an offline voice through a phone line, 8 kHz. */
-async function phoneWords(text: string, voice = 'kal16'): Promise<Int16Array> {
-  const parts: Int16Array[] = [];
-  for await (const c of new OfflineTts().synthesize({ text, voice, language: 'en', sampleRateHz: 16000 })) parts.push(c);
-  return mulawDecode(mulawEncode(resample(Int16Array.from(parts.flatMap((p) => [...p])), 16000, 8000)));
-}
 
 const budget = await phoneWords('About eighty lakh rupees.');
 const name = await phoneWords('My name is Priya.', 'slt');
@@ -45,13 +38,22 @@ t.test('the pool: a turn fed in pieces hears what the whole turn hears; a full p
 });
 
 /** Drives a stream as a session does: quiet, the detector's speech start, the words, the end-of-turn quiet. */
-function speak(stream: ReturnType<OfflineStt['open']>, words: Int16Array, startAtMs = 0): number {
-  let ms = startAtMs;
-  const frame = (pcm: Int16Array) => { stream.write(pcm, ms); ms += 20; };
-  for (let i = 0; i < 25; i++) frame(new Int16Array(160));
+function speak(stream: ReturnType<OfflineStt['open']>, pcm: Int16Array, startAtMs = 0): number {
+  let ms = quiet(stream, startAtMs, 25);
   stream.speechStarted(ms);
-  for (let i = 0; i + 160 <= words.length; i += 160) frame(words.subarray(i, i + 160));
-  for (let i = 0; i < 30; i++) frame(new Int16Array(160));
+  ms = words(stream, ms, pcm);
+  return quiet(stream, ms, 30);
+}
+
+/** Writes `frames` 20 ms frames of quiet from `ms`; returns the media time after them. */
+function quiet(stream: ReturnType<OfflineStt['open']>, ms: number, frames: number): number {
+  for (let i = 0; i < frames; i++, ms += 20) stream.write(new Int16Array(160), ms);
+  return ms;
+}
+
+/** Writes words from `ms` in 20 ms frames; returns the media time after them. */
+function words(stream: ReturnType<OfflineStt['open']>, ms: number, pcm: Int16Array): number {
+  for (let i = 0; i + 160 <= pcm.length; i += 160, ms += 20) stream.write(pcm.subarray(i, i + 160), ms);
   return ms;
 }
 
@@ -70,18 +72,6 @@ t.test('a call turn is decoded as it is spoken and finalized from the live decod
   t.equal(earsStats().live, before.live + 2);
   stream.close();
 });
-
-/** Writes `frames` 20 ms frames of quiet from `ms`; returns the media time after them. */
-function quiet(stream: ReturnType<OfflineStt['open']>, ms: number, frames: number): number {
-  for (let i = 0; i < frames; i++, ms += 20) stream.write(new Int16Array(160), ms);
-  return ms;
-}
-
-/** Writes words from `ms` in 20 ms frames; returns the media time after them. */
-function words(stream: ReturnType<OfflineStt['open']>, ms: number, pcm: Int16Array): number {
-  for (let i = 0; i + 160 <= pcm.length; i += 160, ms += 20) stream.write(pcm.subarray(i, i + 160), ms);
-  return ms;
-}
 
 t.test('the quiet after the speech stopped is never decoded, the turn settles in it; a pause the caller speaks after is decoded', async (t) => {
   const stream = new OfflineStt().open({ callId: 'c-quiet', language: 'en', sampleRateHz: 8000 });

@@ -43,6 +43,7 @@ const PRE_ROLL_MS = 300;
  */
 export const FEED_MS = 100;
 let streams = 0;
+const samplesIn = (chunks: Int16Array[]) => chunks.reduce((a, c) => a + c.length, 0);
 /**
  * quiet after the end of speech before a turn is settled: longer than most pauses inside a sentence (which would
  * have the turn decoded again), well before the end-of-turn wait is over
@@ -155,7 +156,7 @@ export class OfflineSttStream implements SttStream {
     const live = this.#live;
     if (live) {
       live.pending.push(...live.held);
-      live.pendingSamples += live.held.reduce((a, c) => a + c.length, 0);
+      live.pendingSamples += samplesIn(live.held);
       live.held = [];
       if (live.pendingSamples >= (FEED_MS * this.sampleRateHz) / 1000) this.#send(live, 'feed');
       return;
@@ -185,8 +186,7 @@ export class OfflineSttStream implements SttStream {
     stats.settled++;
     this.#settleAt = undefined;
     this.#live = undefined;
-    const pcm = concatPcm(this.#chunks);
-    const result = this.#conclude(live, pcm, this.#hint, {});
+    const result = this.#conclude(live, this.#chunks.slice(), this.#hint, {}); // the audio so far: later writes are the quiet
     result.catch(() => {}); // awaited by finalize, unless the caller goes on speaking
     this.#settled = { from: live.from, hintKey: live.hintKey, result };
   }
@@ -198,8 +198,8 @@ export class OfflineSttStream implements SttStream {
     const pending = this.#chunks.slice(from, to);
     const live: LiveTurn = { id: `${this.#id}t${++this.#turns}`, ok: Promise.resolve(true), pending, from,
       pendingSamples: 0, samples: 0, held: this.#chunks.slice(to), hintKey: JSON.stringify(this.#hint ?? null) };
-    live.pendingSamples = pending.reduce((a, c) => a + c.length, 0);
-    live.samples = live.pendingSamples + live.held.reduce((a, c) => a + c.length, 0);
+    live.pendingSamples = samplesIn(pending);
+    live.samples = live.pendingSamples + samplesIn(live.held);
     this.#live = live;
     this.#send(live, 'start');
   }
@@ -253,24 +253,25 @@ export class OfflineSttStream implements SttStream {
 
   async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
     if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
-    const pcm = concatPcm(this.#chunks.length ? this.#chunks : [new Int16Array(0)]);
+    const chunks = this.#chunks;
     const startMs = Math.max(0, this.#startMs), endMs = this.#endMs;
     const live = this.#live, settled = this.#settled;
     stats.heldQuietMs += (this.#quietSamples * 1000) / this.sampleRateHz;
     this.#live = this.#settled = undefined;
     this.discard();
-    const { text, unheard, live: wasLive } = settled ? await withDeadline('stt', opts, () => settled.result) : await this.#conclude(live, pcm, this.#hint, opts);
+    const { text, unheard, live: wasLive } = settled ? await withDeadline('stt', opts, () => settled.result) : await this.#conclude(live, chunks, this.#hint, opts);
     stats[wasLive ? 'live' : 'whole']++;
     const result: TranscriptResult = { text, final: true, startMs, endMs, confidence: text ? 1 : 0, ...(unheard ? { unheard } : {}) };
     for (const l of this.#listeners) l(result);
     return result;
   }
 
-  /** A turn's text: from its live decoding, else (not live, rejected live) from its whole audio `pcm`. */
-  async #conclude(live: LiveTurn | undefined, pcm: Int16Array, hint: ListenHint | undefined, opts?: AdapterCallOptions): Promise<Concluded> {
+  /** A turn's text: from its live decoding, else (not live, rejected live) from its whole audio `chunks`. */
+  async #conclude(live: LiveTurn | undefined, chunks: Int16Array[], hint: ListenHint | undefined, opts?: AdapterCallOptions): Promise<Concluded> {
     const heardLive = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
     if (heardLive?.text !== undefined) return { text: heardLive.text, unheard: false, live: true };
     // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
+    const pcm = concatPcm(chunks.length ? chunks : [new Int16Array(0)]);
     const whole = await hearTurn(pcm, this.sampleRateHz, heardLive?.leftOut ? severalAnswers(hint) : hint, (work) => withDeadline('stt', opts, work));
     if (whole.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
     return { text: whole.text, unheard: whole.speech && !whole.text, live: false };

@@ -100,8 +100,13 @@ async function run(speech: 'tones' | 'offline') {
   const mediaS = rows.reduce((s, r) => s + (r.metrics?.frames_in ?? 0) * 0.02, 0);
   const outcomes = FIELDS.map((f) => rows.map((r) => judge(f, r.extracted_data[f], new SimulatedCallee(r.id, 'cooperative').persona, startedMs)));
   const count = (o: Outcome) => outcomes.map((per) => per.filter((x) => x === o).length);
+  const wrongs = FIELDS.flatMap((f, i) => rows.filter((_, j) => outcomes[i][j] === 'wrong').map((r) => {
+    const p = new SimulatedCallee(r.id, 'cooperative').persona;
+    const said = { customer_name: p.name, intent: p.intent, budget: p.budget, scheduled_slot: p.slot }[f];
+    return `${speech}: ${f} stored ${JSON.stringify(r.extracted_data[f])} for "${said}"`;
+  }));
   return {
-    speech, completed: rows.filter((r) => r.ended_reason === 'completed').length, others: otherEndings(rows, escalations), right: count('right'), wrong: count('wrong'), wallS, cpuS, mediaS,
+    speech, completed: rows.filter((r) => r.ended_reason === 'completed').length, others: otherEndings(rows, escalations), right: count('right'), wrong: count('wrong'), wrongs, wallS, cpuS, mediaS,
     callsPerTwoCoreMinute: (rows.length / cpuS) * 120,
   };
 }
@@ -131,4 +136,5 @@ for (const r of [tones, offline]) {
   const fields = r.right.map((n, i) => `${n}${r.wrong[i] ? ` (${r.wrong[i]})` : ''}`).join(' / ');
   console.log(`| ${r.speech} | ${r.completed}/${CALLS} | ${r.others} | ${fields} of ${CALLS} | ${f(r.mediaS / CALLS)} | ${f(r.wallS)} | ${f(r.cpuS)} | ${f(r.cpuS / CALLS, 2)} | ${f(r.callsPerTwoCoreMinute)} |`);
 }
+for (const w of [...tones.wrongs, ...offline.wrongs]) console.log(`wrong: ${w}`);
 process.exit(0);

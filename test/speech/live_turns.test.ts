@@ -217,8 +217,12 @@ t.test('speech not understood is marked unheard; silence is not', async (t) => {
   const stream = new OfflineStt().open({ callId: 'c-unheard', language: 'en', sampleRateHz: 8000 });
   stream.expect(asked);
   const weather = await phoneWords('The weather was lovely in the mountains last week.');
+  const before = earsStats();
   const at = speak(stream, weather);
   t.match(await stream.finalize({ timeoutMs: 60_000 }), { text: '', unheard: true }, 'everyday speech to the budget question');
+  const after = earsStats();
+  // a second, whole hearing of a rejected turn gave about as many wrong values as right ones (bench/README.md)
+  t.same([after.live - before.live, after.whole - before.whole], [1, 0], 'the live rejection is final: not heard again whole');
   speak(stream, new Int16Array(8000), at);
   const quiet = await stream.finalize({ timeoutMs: 60_000 });
   t.equal(quiet.text, '');

@@ -18,8 +18,11 @@ let made = 0;
 interface LiveTurn { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor | LineNoiseSuppressor; powers: FramePowers }
 const turns = new Map<string, LiveTurn>();
 
-/** A live turn's result: what was heard, and whether its line turned out noisy (the stream's next turn starts so). */
-export type LiveHeard = Heard & { noisyLine: boolean };
+/**
+ * A live turn's result: what was heard, and whether its line turned out noisy (the stream's next turn starts so);
+ * `hearWhole`: the live decoding did not suit the line, the turn is to be recognised whole.
+ */
+export type LiveHeard = Heard & { noisyLine: boolean; hearWhole?: boolean };
 
 /**
  * Starts a live turn with its first audio (8 kHz), against the hint's grammar; false when no decoder is free (the
@@ -53,7 +56,7 @@ const decode = (t: { decoder: Decoder }, clean: Int16Array) => { if (clean.lengt
 
 /**
  * Ends a live turn with its last audio: what was heard; undefined when the turn is not live here. A turn whose line
- * turned out noisy but went through the Wiener filter is rejected, so that the stream hears it whole (by RNNoise).
+ * turned out noisy but went through the Wiener filter is left to be heard whole (by RNNoise).
  */
 export function endLive(id: string, pcm: Int16Array): LiveHeard | undefined {
   const t = turns.get(id);
@@ -64,7 +67,7 @@ export function endLive(id: string, pcm: Int16Array): LiveHeard | undefined {
     t.decoder.stop();
     const heard = heardFrom(t.decoder, t.powers.powers);
     const noisyLine = isNoisyLine(t.powers.powers);
-    return noisyLine && t.noise instanceof NoiseSuppressor ? { text: '', path: heard.path, rejected: true, noisyLine } : { ...heard, noisyLine };
+    return noisyLine && t.noise instanceof NoiseSuppressor ? { text: '', path: heard.path, rejected: true, noisyLine, hearWhole: true } : { ...heard, noisyLine };
   } finally {
     release(t);
   }

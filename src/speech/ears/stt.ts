@@ -5,8 +5,8 @@
  * it comes, so the final text is ready soon after the end of turn. A turn that cannot be live (no decoder free, a
  * rate other than the model's, a lost thread) is recognised whole, cut to its speech, when the session finalizes it.
  * Once the detector says the speech stopped, the quiet after it (but SPEECH_MARGIN_MS) is held back: it carries no
- * words. After SETTLE_AFTER_MS of it the turn is settled: its result (and a rejected live turn's whole hearing) is
- * worked out while the detector still waits for the end of turn (800 ms at the default timeout). If the caller speaks
+ * words. After SETTLE_AFTER_MS of it the turn is settled: its result (or the whole hearing of a turn whose reading
+ * left speech out) is worked out while the detector still waits for the end of turn (800 ms at the default timeout). If the caller speaks
  * again within the turn, the settled result is dropped and the turn is decoded again from its start, pause and all.
  * `expect(hint)` steers the turn's grammar. Results are final only: a grammar recogniser has no useful partials.
  */
@@ -14,6 +14,7 @@ import { withDeadline } from '../../adapters/deadline.js';
 import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTextAdapter, type SttStream, type TranscriptResult } from '../../adapters/types.js';
 import { concatPcm } from '../../audio/index.js';
 import { runSpeech, warmEars } from '../pool.js';
+import { isOneAnswer } from './grammar.js';
 import { EARS_RATE_HZ, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
 import { SPEECH_MARGIN_MS, trimToSpeech } from './trim.js';
 
@@ -231,8 +232,9 @@ export class OfflineSttStream implements SttStream {
   }
 
   /**
-   * The live turn's text; undefined when it was not live to the end or heard nothing (the whole turn is then
-   * recognised); `leftOut` when its reading left speech out (the whole turn is then heard with several answers).
+   * The live turn's text ('' when rejected); undefined when it was not live to the end or its line asks for the whole
+   * turn (the whole turn is then recognised); `leftOut` when its reading left speech out (the whole turn is then heard
+   * with several answers).
    */
   async #endLive(live: LiveTurn, signal: AbortSignal): Promise<{ text?: string; leftOut?: boolean } | undefined> {
     this.#live = undefined;
@@ -240,11 +242,10 @@ export class OfflineSttStream implements SttStream {
     try {
       if (!await live.ok) return undefined;
       const r = await this.#step(() => runSpeech({ kind: 'listen', op: 'end', id: live.id, pcm: pcm.buffer }, signal, [pcm.buffer]));
-      // a rejected live turn is heard whole too: short words ("yes", "who is this") decode worse live, where the
-      // decoder's mean normalisation has had little speech to settle on, and a short turn is quick to redo
-      if (!r.live) return undefined;
-      if (r.heard) this.#noisyLine = r.heard.noisyLine;
-      return r.heard?.text ? { text: r.heard.text } : r.heard?.leftOut ? { leftOut: true } : undefined;
+      if (!r.live || !r.heard) return undefined;
+      this.#noisyLine = r.heard.noisyLine;
+      // a rejection is final: heard again whole, rejected turns gave about as many wrong values as right ones (bench/README.md)
+      return r.heard.hearWhole ? undefined : r.heard.leftOut ? { leftOut: true } : { text: r.heard.text };
     } catch (err) {
       this.#drop(live); // an end dropped from the queue (deadline, abort) leaves the decoder held: give it back
       throw err;
@@ -266,13 +267,17 @@ export class OfflineSttStream implements SttStream {
     return result;
   }
 
-  /** A turn's text: from its live decoding, else (not live, rejected live) from its whole audio `chunks`. */
+  /** A turn's text: from its live decoding, else (not live, left to the whole turn) from its whole audio `chunks`. */
   async #conclude(live: LiveTurn | undefined, chunks: Int16Array[], hint: ListenHint | undefined, opts?: AdapterCallOptions): Promise<Concluded> {
     const heardLive = live ? await withDeadline('stt', opts, (signal) => this.#endLive(live, signal)) : undefined;
-    if (heardLive?.text !== undefined) return { text: heardLive.text, unheard: false, live: true };
-    // a live reading that left speech out was asked one field and heard more: the whole turn goes to several answers
-    const pcm = concatPcm(chunks.length ? chunks : [new Int16Array(0)]);
-    const whole = await hearTurn(pcm, this.sampleRateHz, heardLive?.leftOut ? severalAnswers(hint) : hint, (work) => withDeadline('stt', opts, work));
+    const pcm = () => concatPcm(chunks.length ? chunks : [new Int16Array(0)]);
+    // a live reading that left speech out of a turn asked one field goes whole to several answers; else it is final
+    if (heardLive && (heardLive.text !== undefined || !isOneAnswer(hint))) {
+      const text = heardLive.text ?? '';
+      // a rejected turn is unheard when it held speech (the whole-turn path's measure), so the agent asks again
+      return { text, unheard: !text && trimToSpeech(pcm(), this.sampleRateHz).length > 0, live: true };
+    }
+    const whole = await hearTurn(pcm(), this.sampleRateHz, heardLive?.leftOut ? severalAnswers(hint) : hint, (work) => withDeadline('stt', opts, work));
     if (whole.noisyLine !== undefined) this.#noisyLine = whole.noisyLine;
     return { text: whole.text, unheard: whole.speech && !whole.text, live: false };
   }

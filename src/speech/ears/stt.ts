@@ -6,8 +6,9 @@
  * rate other than the model's, a lost thread) is recognised whole, cut to its speech, when the session finalizes it.
  * Once the detector says the speech stopped, the quiet after it (but SPEECH_MARGIN_MS) is held back: it carries no
  * words. After SETTLE_AFTER_MS of it the turn is settled: its result (or the whole hearing of a turn whose reading
- * left speech out) is worked out while the detector still waits for the end of turn (800 ms at the default timeout). If the caller speaks
- * again within the turn, the settled result is dropped and the turn is decoded again from its start, pause and all.
+ * left speech out) is worked out while the detector still waits for the end of turn (800 ms at the default timeout).
+ * If the caller speaks again within the turn, the settled result is dropped and the turn is decoded again from its
+ * start, pause and all.
  * `expect(hint)` steers the turn's grammar. Results are final only: a grammar recogniser has no useful partials.
  */
 import { withDeadline } from '../../adapters/deadline.js';

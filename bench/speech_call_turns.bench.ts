@@ -2,7 +2,8 @@
  * The offline ears on turns as a call gives them: the speech-dev files whole (the quiet around the speech too) in
  * 20 ms frames at real time, the call's detector deciding speech start, stop and end of turn, into the adapter's
  * stream (the speech pool's threads), one stream per conversation as a call hears its caller (a turn on a line found
- * noisy is heard whole, by RNNoise, and the line's next turns live through it). Two ways side by side, alternating
+ * noisy is decoded again from its start through RNNoise, or heard whole so when it is too short to tell while it is
+ * spoken; the line's next turns live through it). Two ways side by side, alternating
  * conversation by conversation:
  * - held: the stream is told of the detector's speech stop (as calls do since 2026-12-02): the quiet after it is not
  *   decoded and the turn settles in it, its result worked out while the detector still waits for the end of turn;
@@ -56,17 +57,18 @@ async function asACallGivesIt(stream: OfflineSttStream, pcm: Int16Array, tellSto
 }
 
 type Variant = 'held' | 'decoded';
-const runs: Record<Variant, { cpuUs: number; lat: number[]; texts: string[]; whole: number }> = {
-  held: { cpuUs: 0, lat: [], texts: [], whole: 0 }, decoded: { cpuUs: 0, lat: [], texts: [], whole: 0 } };
+const runs: Record<Variant, { cpuUs: number; lat: number[]; texts: string[]; whole: number; again: number }> = {
+  held: { cpuUs: 0, lat: [], texts: [], whole: 0, again: 0 }, decoded: { cpuUs: 0, lat: [], texts: [], whole: 0, again: 0 } };
 const stt = new OfflineStt();
 await warmEars();
 for (const [i, turns] of conversations.entries()) {
   for (const variant of (i % 2 ? ['held', 'decoded'] : ['decoded', 'held']) as Variant[]) {
     const stream = stt.open({ callId: 'bench', language: 'en', sampleRateHz: 8000 });
     for (const pcm of turns) {
-      const wholeBefore = earsStats().whole;
+      const before = earsStats();
       const r = await asACallGivesIt(stream, pcm, variant === 'held');
-      runs[variant].whole += earsStats().whole - wholeBefore;
+      runs[variant].whole += earsStats().whole - before.whole;
+      runs[variant].again += earsStats().noisyRestarts - before.noisyRestarts;
       runs[variant].cpuUs += r.cpuUs; runs[variant].lat.push(r.waitMs); runs[variant].texts.push(r.text);
     }
     stream.close();
@@ -87,6 +89,7 @@ console.table((Object.entries(runs) as Array<[Variant, (typeof runs)[Variant]]>)
   'rejected turns': spread(r.lat.filter((_, i) => !r.texts[i])),
   accepted: `${r.texts.filter(Boolean).length}/${files.length}`,
   'heard whole': r.whole,
+  'decoded again, line noisy': r.again,
   'same text as held': `${r.texts.filter((x, i) => x === runs.held.texts[i]).length}/${files.length}`,
 })));
 process.exit(0);

@@ -2,7 +2,8 @@
  * Live turns: a caller turn decoded while it is spoken (src/speech/ears/live.ts on the thread, the stream's side in
  * stt.ts). The decoder pool in-process (its limit, grammar reuse, drop), then the stream as a session drives it:
  * audio in 20 ms frames, the detector's speech start, finalize; against the whole-turn path on the same audio. On a
- * noisy line: a call's turn goes live through the noise suppressor its last turn's line asked for.
+ * noisy line: a call's turn goes live through the noise suppressor its last turn's line asked for, or is decoded
+ * again through RNNoise once its own line turns out noisy.
  */
 import t from 'tap';
 import { resample } from '../../src/audio/index.js';
@@ -181,6 +182,22 @@ function onNoisyLine(words: Int16Array, snrDb: number, seed: number): Int16Array
   return Int16Array.from(pcm, (v, i) => Math.max(-32768, Math.min(32767, Math.round(v + gain * noise[i]))));
 }
 
+/**
+ * A caller on `stream`: each turn's audio in 20 ms frames, the detector's speech start at sample `startAt`, its speech
+ * stop at `stopAt` when given; resolves to the turn's result.
+ */
+function callerOn(stream: ReturnType<OfflineStt['open']>) {
+  let ms = 0;
+  return (pcm: Int16Array, startAt: number, stopAt?: number) => {
+    for (let i = 0; i + 160 <= pcm.length; i += 160, ms += 20) {
+      if (i === startAt) stream.speechStarted(ms);
+      if (i === stopAt) stream.speechStopped(ms, ms);
+      stream.write(pcm.subarray(i, i + 160), ms);
+    }
+    return stream.finalize({ timeoutMs: 60_000 });
+  };
+}
+
 t.test('on a noisy line: a live turn through the Wiener filter is left to the whole turn; one started as noisy is heard live', async (t) => {
   const said = await phoneWords('My budget is about eighty lakh.');
   const noisy = onNoisyLine(said, 20, 3);
@@ -193,24 +210,31 @@ t.test('on a noisy line: a live turn through the Wiener filter is left to the wh
   t.ok(await startLive('clean', asked, said, true));
   t.match(endLive('clean', new Int16Array(0)), { noisyLine: false }, 'a clean line says so');
 
-  // the stream: its first turn on the line is heard whole, the next live (each told by the turn before how noisy it is)
+  // the stream: its first turn goes through the Wiener filter until its line turns out noisy, then is decoded again
+  // from its start through RNNoise, while the caller speaks; the next turns start so
   const stream = new OfflineStt().open({ callId: 'noisy', language: 'en', sampleRateHz: 8000 });
-  let ms = 0;
-  const turn = (pcm: Int16Array) => {
-    for (let i = 0; i + 160 <= pcm.length; i += 160) {
-      if (i === 4000 - 1600) stream.speechStarted(ms);
-      stream.write(pcm.subarray(i, i + 160), ms); ms += 20;
-    }
-    return stream.finalize({ timeoutMs: 60_000 });
-  };
+  const turn = callerOn(stream);
+  const counts = (a: ReturnType<typeof earsStats>, b: ReturnType<typeof earsStats>) => [b.live - a.live, b.whole - a.whole, b.noisyRestarts - a.noisyRestarts];
   for (const seed of [4, 5]) {
     stream.expect(asked);
     const before = earsStats();
-    t.equal((await turn(onNoisyLine(said, 20, seed))).text, 'my budget is about eighty lakh');
-    const after = earsStats();
-    t.same([after.live - before.live, after.whole - before.whole], seed === 4 ? [0, 1] : [1, 0], seed === 4 ? 'the first turn: whole' : 'the next: live');
+    t.equal((await turn(onNoisyLine(said, 20, seed), 4000 - 1600)).text, 'my budget is about eighty lakh');
+    t.same(counts(before, earsStats()), seed === 4 ? [1, 0, 1] : [1, 0, 0],
+      seed === 4 ? 'the first turn: live, decoded again through RNNoise' : 'the next: live through RNNoise from its start');
   }
   stream.close();
+
+  // a first turn too short to judge its line by while it is spoken: heard whole, by RNNoise, once it turned out noisy
+  const short = new OfflineStt().open({ callId: 'noisy-short', language: 'en', sampleRateHz: 8000 });
+  const priya = await phoneWords('Priya.');
+  const loud = (v: number) => Math.abs(v) > 1000;
+  const onset = Math.floor(priya.findIndex(loud) / 160) * 160, end = priya.length - 1 - priya.slice().reverse().findIndex(loud);
+  t.ok(end - onset < 4000, 'said in under half a second');
+  short.expect({ asking: 'customer_name', open: ['customer_name'] });
+  const before = earsStats();
+  await callerOn(short)(onNoisyLine(priya, 20, 6), 4000 + onset, 4000 + Math.ceil(end / 160) * 160);
+  t.same(counts(before, earsStats()), [0, 1, 0], 'heard whole, not decoded again live');
+  short.close();
 });
 
 t.test('speech not understood is marked unheard; silence is not', async (t) => {

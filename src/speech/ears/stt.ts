@@ -8,7 +8,8 @@
  * words. After SETTLE_AFTER_MS of it the turn is settled: its result (or the whole hearing of a turn whose reading
  * left speech out) is worked out while the detector still waits for the end of turn (800 ms at the default timeout).
  * If the caller speaks again within the turn, the settled result is dropped and the turn is decoded again from its
- * start, pause and all.
+ * start, pause and all. A turn's noise goes through the Wiener filter, or RNNoise once its line is found noisy (by the
+ * call's turn before, or by the turn itself once it has a second of audio: then it is decoded again from its start).
  * `expect(hint)` steers the turn's grammar. Results are final only: a grammar recogniser has no useful partials.
  */
 import { withDeadline } from '../../adapters/deadline.js';
@@ -16,7 +17,8 @@ import { AdapterError, type AdapterCallOptions, type ListenHint, type SpeechToTe
 import { concatPcm } from '../../audio/index.js';
 import { runSpeech, warmEars } from '../pool.js';
 import { isOneAnswer } from './grammar.js';
-import { EARS_RATE_HZ, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
+import { EARS_RATE_HZ, isNoisyLine, MAX_TURN_SECONDS, severalAnswers } from './recogniser.js';
+import { FramePowers } from './stand_out.js';
 import { SPEECH_MARGIN_MS, trimToSpeech } from './trim.js';
 
 /** A turn recognised: its text ('' when rejected or silent), and whether its line was noisy (unknown when it held no speech). */
@@ -51,11 +53,17 @@ const samplesIn = (chunks: Int16Array[]) => chunks.reduce((a, c) => a + c.length
  * have the turn decoded again), well before the end-of-turn wait is over
  */
 export const SETTLE_AFTER_MS = 400;
-const stats = { live: 0, whole: 0, heldQuietMs: 0, settled: 0, unsettled: 0 };
+/**
+ * a turn's line is judged noisy once it has fed this much audio: read off less, its speech level is often only its
+ * first soft sounds, and clean lines look noisy (bench/README.md)
+ */
+const LINE_CHECK_FRAMES = 100;
+const stats = { live: 0, whole: 0, heldQuietMs: 0, settled: 0, unsettled: 0, noisyRestarts: 0 };
 /**
  * How many turns were answered from a live decoding, how many recognised whole, how much quiet after live turns'
- * speech was never decoded, how many turns were settled before their end and how many of those the caller went on
- * speaking in (tests, benches).
+ * speech was never decoded, how many turns were settled before their end, how many of those the caller went on
+ * speaking in, and how many live turns were decoded again through RNNoise once their line turned out noisy (tests,
+ * benches).
  */
 export const earsStats = (): Readonly<typeof stats> => ({ ...stats });
 
@@ -72,6 +80,8 @@ interface LiveTurn {
   hintKey: string;
   /** index in the stream's chunks where the turn's audio starts (for a restart with another hint) */
   from: number;
+  /** the fed audio's 10 ms frame powers while the turn goes through the Wiener filter (a line not known noisy) */
+  powers?: FramePowers;
 }
 
 /** A turn's result as its stream hands it on, and whether the live decoding gave it. */
@@ -99,7 +109,7 @@ export class OfflineSttStream implements SttStream {
   #settled: Settled | undefined;
   /** quiet of the current turn never sent to the decoder */
   #quietSamples = 0;
-  /** the last turn's line was noisy: the next live turn's noise is suppressed by RNNoise (a line stays as it is) */
+  /** the line was found noisy (by the last turn, or the current one): live turns' noise is suppressed by RNNoise */
   #noisyLine = false;
   #closed = false;
 
@@ -131,13 +141,19 @@ export class OfflineSttStream implements SttStream {
     if (this.#quietFrom !== undefined && atMs >= this.#quietFrom) {
       live.held.push(copy);
       this.#quietSamples += copy.length;
-      if (live.pending.length) this.#send(live, 'feed'); // the speech's end is decoded now, not at the end of the turn
+      if (live.pending.length) { // the speech's end is decoded now, not at the end of the turn
+        this.#send(live, 'feed');
+        if (this.#restartIfNoisy(live)) return;
+      }
       if (this.#settleAt !== undefined && atMs >= this.#settleAt) this.#settle(live);
       return;
     }
     live.pending.push(copy);
     live.pendingSamples += copy.length;
-    if (live.pendingSamples >= (FEED_MS * this.sampleRateHz) / 1000) this.#send(live, 'feed');
+    if (live.pendingSamples >= (FEED_MS * this.sampleRateHz) / 1000) {
+      this.#send(live, 'feed');
+      this.#restartIfNoisy(live);
+    }
   }
 
   expect(hint: ListenHint): void {
@@ -183,6 +199,19 @@ export class OfflineSttStream implements SttStream {
     this.#goLive(from);
   }
 
+  /**
+   * A turn going through the Wiener filter whose line turns out noisy is decoded again from its start, through RNNoise,
+   * while the caller speaks (else it would be heard whole once it ended): true when it was.
+   */
+  #restartIfNoisy(live: LiveTurn): boolean {
+    const powers = live.powers?.powers;
+    if (!powers || powers.length < LINE_CHECK_FRAMES || !isNoisyLine(powers)) return false;
+    stats.noisyRestarts++;
+    this.#noisyLine = true;
+    this.#restart(live.from);
+    return true;
+  }
+
   /** Works out the turn's result now, from the audio so far: the rest of the turn is the quiet that ends it. */
   #settle(live: LiveTurn): void {
     stats.settled++;
@@ -199,7 +228,8 @@ export class OfflineSttStream implements SttStream {
     const to = quietAt < 0 ? this.#chunks.length : quietAt;
     const pending = this.#chunks.slice(from, to);
     const live: LiveTurn = { id: `${this.#id}t${++this.#turns}`, ok: Promise.resolve(true), pending, from,
-      pendingSamples: 0, samples: 0, held: this.#chunks.slice(to), hintKey: JSON.stringify(this.#hint ?? null) };
+      pendingSamples: 0, samples: 0, held: this.#chunks.slice(to), hintKey: JSON.stringify(this.#hint ?? null),
+      ...(this.#noisyLine ? {} : { powers: new FramePowers() }) };
     live.pendingSamples = samplesIn(pending);
     live.samples = live.pendingSamples + samplesIn(live.held);
     this.#live = live;
@@ -214,6 +244,7 @@ export class OfflineSttStream implements SttStream {
     const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
     live.pending = [];
     live.pendingSamples = 0;
+    live.powers?.push(pcm);
     const start = op === 'start' ? { noisyLine: this.#noisyLine, ...(this.#hint ? { hint: this.#hint } : {}) } : {};
     const before = live.ok;
     live.ok = this.#step(async () => (await before) && runSpeech({ kind: 'listen', op, id: live.id, pcm: pcm.buffer, ...start },

@@ -14,7 +14,7 @@ export type SpeechTask =
   | { kind: 'speak'; text: string; voice: OfflineVoice; sampleRateHz: number }
   | { kind: 'hear'; pcm: ArrayBuffer; sampleRateHz: number; hint?: ListenHint }
   /** a live turn (src/speech/ears/live.ts): 8 kHz audio as it comes, on the ears' thread */
-  | { kind: 'listen'; op: 'start' | 'feed' | 'end' | 'drop'; id: string; pcm: ArrayBuffer; hint?: ListenHint; noisyLine?: boolean };
+  | { kind: 'listen'; op: 'start' | 'feed' | 'end' | 'drop'; id: string; pcm: ArrayBuffer; hint?: ListenHint; noisyLine?: boolean; quietBefore?: ArrayBuffer };
 
 export type SpeechResult =
   | { kind: 'speak'; pcm: ArrayBuffer; cpuMs: number }
@@ -36,7 +36,7 @@ export default async function speech(task: SpeechTask): Promise<SpeechResult> {
   if (task.kind === 'listen') {
     const pcm = new Int16Array(task.pcm);
     switch (task.op) {
-      case 'start': return { kind: 'listen', live: await startLive(task.id, task.hint, pcm, task.noisyLine), cpuMs: cpuMs() };
+      case 'start': return { kind: 'listen', live: await startLive(task.id, task.hint, pcm, task.noisyLine, task.quietBefore && new Int16Array(task.quietBefore)), cpuMs: cpuMs() };
       case 'feed': return { kind: 'listen', live: feedLive(task.id, pcm), cpuMs: cpuMs() };
       case 'end': { const heard = endLive(task.id, pcm); return { kind: 'listen', live: !!heard, heard, cpuMs: cpuMs() }; }
       case 'drop': dropLive(task.id); return { kind: 'listen', live: false, cpuMs: cpuMs() };

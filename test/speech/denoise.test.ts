@@ -13,6 +13,7 @@ import { recognise } from '../../src/speech/ears/recogniser.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
 import { OfflineTts } from '../../src/speech/voice/tts.js';
 import { colouredNoise } from '../../bench/audio_noise.js';
+import { phoneWords } from './helpers/phone_line.js';
 
 t.teardown(closeSpeechPool);
 
@@ -105,6 +106,23 @@ t.test('how far speech stands over the line follows the SNR of its noise', async
   t.ok(at20 > 15 && at20 < 30, `pink noise at 20 dB: ${at20.toFixed(1)} dB`);
   t.ok(at10 > 5 && at10 < at20, `pink noise at 10 dB: ${at10.toFixed(1)} dB`);
   t.equal(lineSnrDb([]), Infinity, 'no audio');
+});
+
+t.test("a turn of continuous speech: its line's floor is the quiet before it, not the dips between its words", async (t) => {
+  const said = await phoneWords('My name is Arjun and my budget is one crore.', 'slt');
+  const loud = (v: number) => Math.abs(v) > 300;
+  const turn = said.subarray(Math.max(0, said.findIndex(loud) - 800), said.length - said.slice().reverse().findIndex(loud));
+  const powersOf = (pcm: Int16Array) => { const p = new FramePowers(); p.push(pcm); return p.powers; };
+  const alone = lineSnrDb(powersOf(turn)), withQuiet = lineSnrDb(powersOf(turn), powersOf(new Int16Array(8000)));
+  t.ok(alone < 30, `the turn alone looks noisy: ${alone.toFixed(1)} dB`);
+  t.ok(withQuiet > 50, `with the clean line's second before it: ${withQuiet.toFixed(1)} dB`);
+  const line = new Int16Array(8000 + turn.length);
+  line.set(turn, 8000);
+  const noise = colouredNoise('pink', line.length, 9, 8000);
+  const power = turn.reduce((a, v) => a + v * v, 0) / turn.length;
+  const onNoise = Int16Array.from(line, (v, i) => Math.round(v + Math.sqrt(power / 100) * noise[i])); // 20 dB under the speech
+  const noisy = lineSnrDb(powersOf(onNoise.subarray(8000)), powersOf(onNoise.subarray(0, 8000)));
+  t.ok(noisy < 30, `the same over pink noise at 20 dB, quiet before and all: ${noisy.toFixed(1)} dB`);
 });
 
 t.test('a budget said over pink noise at 8 dB SNR is heard right (RNNoise before the recogniser)', async (t) => {

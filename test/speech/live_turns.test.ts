@@ -237,6 +237,26 @@ t.test('on a noisy line: a live turn through the Wiener filter is left to the wh
   short.close();
 });
 
+t.test("a clean line's turn of continuous speech is not taken for a noisy line: heard live, through the Wiener filter", async (t) => {
+  const stream = new OfflineStt().open({ callId: 'c-continuous', language: 'en', sampleRateHz: 8000 });
+  stream.expect({ open: ['customer_name', 'budget'] });
+  const said = await phoneWords('My name is Arjun and my budget is one crore.', 'slt');
+  const loud = (v: number) => Math.abs(v) > 300;
+  const speech = said.subarray(said.findIndex(loud), said.length - said.slice().reverse().findIndex(loud));
+  const before = earsStats();
+  // the detector hears speech start 100 ms into the words: 200 ms of the turn's audio is the line's quiet
+  let ms = quiet(stream, 0, 50);
+  ms = words(stream, ms, speech.subarray(0, 800));
+  stream.speechStarted(ms);
+  ms = words(stream, ms, speech.subarray(800));
+  stream.speechStopped(ms, ms);
+  quiet(stream, ms, 40);
+  await stream.finalize({ timeoutMs: 60_000 });
+  const after = earsStats();
+  t.same([after.live - before.live, after.whole - before.whole, after.noisyRestarts - before.noisyRestarts], [1, 0, 0]);
+  stream.close();
+});
+
 t.test('speech not understood is marked unheard; silence is not', async (t) => {
   const stream = new OfflineStt().open({ callId: 'c-unheard', language: 'en', sampleRateHz: 8000 });
   stream.expect(asked);

@@ -15,7 +15,7 @@ import { EARS_RATE_HZ, grammarFor, heardFrom, isNoisyLine, MAX_TURN_SECONDS, new
 let maxDecoders = 4;
 const idle: Array<{ decoder: Decoder; key: string }> = [];
 let made = 0;
-interface LiveTurn { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor | LineNoiseSuppressor; powers: FramePowers }
+interface LiveTurn { decoder: Decoder; key: string; samples: number; noise: NoiseSuppressor | LineNoiseSuppressor; powers: FramePowers; quietBefore: number[] }
 const turns = new Map<string, LiveTurn>();
 
 /**
@@ -28,13 +28,18 @@ export type LiveHeard = Heard & { noisyLine: boolean; hearWhole?: boolean };
  * Starts a live turn with its first audio (8 kHz), against the hint's grammar; false when no decoder is free (the
  * stream then recognises the turn whole). A turn of the same id still live is dropped first. `noisyLine`: the
  * call's last turn was on a noisy line, so this one's noise is suppressed by RNNoise (as a whole turn's would be).
+ * `quietBefore`: the line's audio before the turn, its floor in the line's noise (`isNoisyLine`).
  */
-export async function startLive(id: string, hint: ListenHint | undefined, pcm: Int16Array, noisyLine = false): Promise<boolean> {
+export async function startLive(id: string, hint: ListenHint | undefined, pcm: Int16Array, noisyLine = false,
+  quietBefore = new Int16Array(0)): Promise<boolean> {
   dropLive(id);
   const held = await takeDecoder(hint);
   if (!held) return false;
   held.decoder.start();
-  turns.set(id, { ...held, samples: 0, noise: noisyLine ? new LineNoiseSuppressor(EARS_RATE_HZ) : new NoiseSuppressor(), powers: new FramePowers() });
+  const before = new FramePowers();
+  before.push(quietBefore);
+  turns.set(id, { ...held, samples: 0, noise: noisyLine ? new LineNoiseSuppressor(EARS_RATE_HZ) : new NoiseSuppressor(),
+    powers: new FramePowers(), quietBefore: before.powers });
   feedLive(id, pcm);
   return true;
 }
@@ -66,7 +71,7 @@ export function endLive(id: string, pcm: Int16Array): LiveHeard | undefined {
     decode(t, t.noise.flush());
     t.decoder.stop();
     const heard = heardFrom(t.decoder, t.powers.powers);
-    const noisyLine = isNoisyLine(t.powers.powers);
+    const noisyLine = isNoisyLine(t.powers.powers, t.quietBefore);
     return noisyLine && t.noise instanceof NoiseSuppressor ? { text: '', path: heard.path, rejected: true, noisyLine, hearWhole: true } : { ...heard, noisyLine };
   } finally {
     release(t);

@@ -64,8 +64,11 @@ export async function recognise(pcm: Int16Array, sampleRateHz: number, hint?: Li
   return { ...decodeTurn(await decoderFor(severalAnswers(hint)), clean, powers.powers), noisyLine };
 }
 
-/** Whether a turn's line is noisy (its 10 ms frame powers): its noise is then suppressed by RNNoise. */
-export const isNoisyLine = (powers: number[]): boolean => lineSnrDb(powers) < NOISY_LINE_SNR_DB;
+/**
+ * Whether a turn's line is noisy (its 10 ms frame powers, and those of the line's quiet before it when known): its
+ * noise is then suppressed by RNNoise.
+ */
+export const isNoisyLine = (powers: number[], quietBefore?: number[]): boolean => lineSnrDb(powers, quietBefore) < NOISY_LINE_SNR_DB;
 
 /** A whole turn (8 kHz) with its line's noise suppressed, by the suppressor that suits the line (`isNoisyLine`). */
 export const suppressTurnNoise = (turn: Int16Array, noisyLine: boolean): Int16Array =>

@@ -57,13 +57,15 @@ export function wordsOverFloorDb(segments: Segment[], powers: number[]): number 
 const SPEECH_PERCENTILE = 0.9;
 
 /**
- * How far a turn's speech stands over the line's quiet, in dB: its loud frames over its floor. It follows the SNR a
- * noise was mixed at (bench/README.md).
+ * How far a turn's speech stands over the line's quiet, in dB: its loud frames over the floor of its frames and of
+ * `quietBefore`, the line's frames before the turn (a turn of continuous speech has few quiet frames of its own: its
+ * floor would be the dips between words). It follows the SNR a noise was mixed at (bench/README.md).
  */
-export function lineSnrDb(powers: number[]): number {
+export function lineSnrDb(powers: number[], quietBefore: number[] = []): number {
   if (powers.length === 0) return Infinity;
   const sorted = [...powers].sort((a, b) => a - b);
-  return 10 * Math.log10((sorted[Math.floor(SPEECH_PERCENTILE * (sorted.length - 1))] + 1) / (sorted[Math.floor(FLOOR_PERCENTILE * (sorted.length - 1))] + 1));
+  const floor = quietBefore.length ? turnFloor([...quietBefore, ...powers]) : sorted[Math.floor(FLOOR_PERCENTILE * (sorted.length - 1))];
+  return 10 * Math.log10((sorted[Math.floor(SPEECH_PERCENTILE * (sorted.length - 1))] + 1) / (floor + 1));
 }
 
 /** The turn's quiet: the power this share of its frames are at or under (the pauses and edges of a turn). */

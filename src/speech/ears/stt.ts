@@ -58,6 +58,8 @@ export const SETTLE_AFTER_MS = 400;
  * first soft sounds, and clean lines look noisy (bench/README.md)
  */
 const LINE_CHECK_FRAMES = 100;
+/** the line's audio before a turn that gives its noise floor (a turn of continuous speech has few quiet frames) */
+const LINE_QUIET_MS = 1000;
 const stats = { live: 0, whole: 0, heldQuietMs: 0, settled: 0, unsettled: 0, noisyRestarts: 0 };
 /**
  * How many turns were answered from a live decoding, how many recognised whole, how much quiet after live turns'
@@ -82,6 +84,8 @@ interface LiveTurn {
   from: number;
   /** the fed audio's 10 ms frame powers while the turn goes through the Wiener filter (a line not known noisy) */
   powers?: FramePowers;
+  /** the frame powers of the line's audio before the turn (LINE_QUIET_MS) */
+  quietBefore: number[];
 }
 
 /** A turn's result as its stream hands it on, and whether the live decoding gave it. */
@@ -205,7 +209,7 @@ export class OfflineSttStream implements SttStream {
    */
   #restartIfNoisy(live: LiveTurn): boolean {
     const powers = live.powers?.powers;
-    if (!powers || powers.length < LINE_CHECK_FRAMES || !isNoisyLine(powers)) return false;
+    if (!powers || powers.length < LINE_CHECK_FRAMES || !isNoisyLine(powers, live.quietBefore)) return false;
     stats.noisyRestarts++;
     this.#noisyLine = true;
     this.#restart(live.from);
@@ -227,28 +231,39 @@ export class OfflineSttStream implements SttStream {
     const quietAt = this.#chunkAt.findIndex((at, i) => i >= from && this.#quietFrom !== undefined && at >= this.#quietFrom);
     const to = quietAt < 0 ? this.#chunks.length : quietAt;
     const pending = this.#chunks.slice(from, to);
+    const quiet = this.#lineBefore(from);
+    const quietPowers = new FramePowers();
+    quietPowers.push(quiet);
     const live: LiveTurn = { id: `${this.#id}t${++this.#turns}`, ok: Promise.resolve(true), pending, from,
       pendingSamples: 0, samples: 0, held: this.#chunks.slice(to), hintKey: JSON.stringify(this.#hint ?? null),
-      ...(this.#noisyLine ? {} : { powers: new FramePowers() }) };
+      quietBefore: quietPowers.powers, ...(this.#noisyLine ? {} : { powers: new FramePowers() }) };
     live.pendingSamples = samplesIn(pending);
     live.samples = live.pendingSamples + samplesIn(live.held);
     this.#live = live;
-    this.#send(live, 'start');
+    this.#send(live, 'start', quiet);
+  }
+
+  /** The line's audio in the LINE_QUIET_MS before chunk `from`, a copy to transfer. */
+  #lineBefore(from: number): Int16Array {
+    let first = from;
+    while (first > 0 && this.#chunkAt[first - 1] >= this.#chunkAt[from] - LINE_QUIET_MS) first--;
+    return concatPcm(first < from ? this.#chunks.slice(first, from) : [new Int16Array(0)]).slice();
   }
 
   /**
    * Sends the turn's pending audio as one step, after the turn's earlier steps are done: the ears' thread interleaves
-   * tasks while one awaits (a decoder loading), so order is kept here.
+   * tasks while one awaits (a decoder loading), so order is kept here. A start carries the line's quiet before the turn.
    */
-  #send(live: LiveTurn, op: 'start' | 'feed'): void {
+  #send(live: LiveTurn, op: 'start' | 'feed', quietBefore?: Int16Array): void {
     const pcm = concatPcm(live.pending.length ? live.pending : [new Int16Array(0)]).slice();
     live.pending = [];
     live.pendingSamples = 0;
     live.powers?.push(pcm);
-    const start = op === 'start' ? { noisyLine: this.#noisyLine, ...(this.#hint ? { hint: this.#hint } : {}) } : {};
+    const quiet = quietBefore?.buffer as ArrayBuffer | undefined;
+    const start = op === 'start' ? { noisyLine: this.#noisyLine, ...(this.#hint ? { hint: this.#hint } : {}), ...(quiet ? { quietBefore: quiet } : {}) } : {};
     const before = live.ok;
     live.ok = this.#step(async () => (await before) && runSpeech({ kind: 'listen', op, id: live.id, pcm: pcm.buffer, ...start },
-      undefined, [pcm.buffer]).then((r) => r.live, () => false));
+      undefined, quiet ? [pcm.buffer, quiet] : [pcm.buffer]).then((r) => r.live, () => false));
   }
 
   /** Runs `work` after every step this stream sent before (of any of its turns: a drop frees a decoder before the next start). */

@@ -7,6 +7,7 @@
 import { Piscina } from 'piscina';
 import type { SpeechResult, SpeechTask } from '../../workers/speech.js';
 import type { ListenHint } from '../adapters/types.js';
+import { LIVE_FIRST, LiveFirstQueue } from './live_first_queue.js';
 
 // Same extension as this module: .ts under tsx / tap's loader, .js if the tree is ever compiled.
 const WORKER = new URL(`../../workers/speech.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
@@ -26,7 +27,7 @@ export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask &
   signal?.throwIfAborted();
   const thread = task.kind === 'listen' ? 'hear' : task.kind; // live turns are the ears' too
   const pool = (pools[thread] ??= startPool(thread));
-  const run = pool.run(task, { transferList: transfer }) as Promise<SpeechResult & { kind: K }>;
+  const run = pool.run(task.kind === 'listen' ? { ...task, ...LIVE_FIRST } : task, { transferList: transfer }) as Promise<SpeechResult & { kind: K }>;
   if (!signal) return run;
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
@@ -36,7 +37,7 @@ export async function runSpeech<K extends SpeechTask['kind']>(task: SpeechTask &
 }
 
 function startPool(kind: SpeechTask['kind']): Piscina {
-  const pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: idleMs });
+  const pool = new Piscina({ filename: WORKER, minThreads: 0, maxThreads: 1, idleTimeout: idleMs, taskQueue: new LiveFirstQueue() });
   // an idle thread let go takes its loaded models with it: the next warm-up loads them again
   pool.on('workerDestroy', () => {
     if (pools[kind] !== pool) return;

@@ -64,8 +64,7 @@ const SPEECH_PERCENTILE = 0.9;
 export function lineSnrDb(powers: number[], quietBefore: number[] = []): number {
   if (powers.length === 0) return Infinity;
   const sorted = [...powers].sort((a, b) => a - b);
-  const floor = quietBefore.length ? turnFloor([...quietBefore, ...powers]) : sorted[Math.floor(FLOOR_PERCENTILE * (sorted.length - 1))];
-  return 10 * Math.log10((sorted[Math.floor(SPEECH_PERCENTILE * (sorted.length - 1))] + 1) / (floor + 1));
+  return 10 * Math.log10((sorted[Math.floor(SPEECH_PERCENTILE * (sorted.length - 1))] + 1) / (turnFloor([...quietBefore, ...powers]) + 1));
 }
 
 /** The turn's quiet: the power this share of its frames are at or under (the pauses and edges of a turn). */

@@ -25,6 +25,7 @@ import { intentsOf, isNonAnswer, NOTHING_ELSE_RE } from './intents.js';
 import { lookupKnowledge, type KnowledgeEntry } from './knowledge.js';
 import { parseSlot } from './slots.js';
 import { callbackInstant } from './callback.js';
+import { AFFIRMATIVE, NEGATIVE } from './yes_no.js';
 import { isValidTimeZone, spokenSlot } from './zoned_time.js';
 
 export const BROCHURE_CONFIRMATION = "I've sent you the brochure.";
@@ -65,8 +66,6 @@ const FIELDS_TO_GO_ON_WITHOUT = new Set(['customer_name']);
 type Got = { value?: string; spoken?: string; hint?: string };
 
 const YES_NO_QUESTION = /^(?:are|is|do|does|did|have|has|can|could|would|will|should|shall|may|were|was)\b/i;
-const AFFIRMATIVE = /^(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|fine|of course|definitely|that's right|that is right)\b/i;
-const NEGATIVE = /^(?:no|nope|nah|not really|not yet|never|not quite|that's wrong|wrong)\b/i;
 /** a bare hour as an answer to "when?": "eleven", "11", "eleven thirty" (read inside the calling hours) */
 const BARE_HOUR = /^(?:at\s+)?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,2})(?:\s+(?:thirty|fifteen|forty five)|:\d{2})?(?:\s+o'?clock)?[.!]?$/i;
 

@@ -19,7 +19,7 @@ const GOODBYE_RE = /^(?:(?:ok(?:ay)?|no|nope|thanks|thank you|that'?s all|nothin
 /** A question of the caller's own: ends with "?" or opens like one ("do you have parking", "what is the price"). */
 const QUESTION_RE = /\?\s*$|^(?:(?:and|so|also|ok(?:ay)?|um|uh)[, ]+)?(?:what|what's|which|where|when|how|why|is there|are there|is it|do you|does it|does the|can i|can you tell|could you tell|tell me)\b/i;
 /** "no", "nothing else", "that's all": nothing more to ask, once the agent asked whether there is anything else */
-export const NOTHING_ELSE_RE = /^(?:(?:no|nope|nah|nothing|not really|that'?s all|that'?s it|i'?m good|all good|no thanks?|no thank you)\b[\s,.!]*)+(?:(?:thanks?|thank you)\b.*)?$/i;
+export const NOTHING_ELSE_RE = /^(?:(?:no|nope|nah|nothing(?: else)?|not really|that'?s all|that'?s it|i'?m good|all good|no thanks?|no thank you)\b[\s,.!]*)+(?:(?:thanks?|thank you)\b.*)?$/i;
 
 export const wantsHuman = (text: string) => ESCALATION_RE.test(text);
 export const isRepeatRequest = (text: string) => REPEAT_RE.test(text.trim());

@@ -18,6 +18,14 @@ export const OUT_OF_GRAMMAR = [
   'The football match was cancelled because of rain.', 'I need to check with my wife first.', 'Hang on, somebody is at the door.',
   'How did you get this number?', 'The kitchen needs a new coat of paint.', 'We went to the market on foot.',
 ];
+/** Replies to a yes/no question as people give them, with what the dialog must read them as. */
+export const YES_NO_REPLIES: Array<[string, 'yes' | 'no']> = [
+  ...['Yes.', 'Yeah.', 'Sure.', 'Okay.', 'Yes please.', 'Yes, that works.', 'Yeah, sounds good.', 'Sounds good.', 'Alright.',
+    'Absolutely.', 'Definitely.', 'Yes, go ahead.', 'That works.', 'Yes, that is right.', 'Of course.', 'Correct.',
+    'Yep, that is fine.'].map((l) => [l, 'yes'] as [string, 'yes']),
+  ...['No.', 'Nope.', 'No thanks.', 'No, that is all.', 'Not really.', 'No, not yet.', 'Nothing else, thank you.',
+    "No, that's it.", 'Nah.'].map((l) => [l, 'no'] as [string, 'no']),
+];
 /** Answers said while thinking, as people do ("my name is, um, Rahul"), with the field each answers. */
 export const HESITANT: Array<[string, 'customer_name' | 'intent' | 'budget' | 'scheduled_slot']> = [
   ['My name is, um, Rahul.', 'customer_name'], ['Uh, this is, uh, Anjali.', 'customer_name'],

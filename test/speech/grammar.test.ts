@@ -1,4 +1,5 @@
 import t from 'tap';
+import { NO_PHRASES, YES_PHRASES } from '../../src/dialog/yes_no.js';
 import { buildGrammar, grammarWord, WEIGHTS } from '../../src/speech/ears/grammar.js';
 import { hasFallingRange, holdsUnheardName, MAX_UNHEARD_PHONES, readPath, spokenToText } from '../../src/speech/ears/reading.js';
 import { EXTRA_PRONUNCIATIONS, FIRST_NAMES } from '../../src/speech/ears/vocabulary.js';
@@ -86,6 +87,16 @@ t.test('an asked field weighs more, other fields stay in (one answer per turn), 
   t.not(yn.key, g.key);
 });
 
+t.test("the yes/no rule holds every phrase the dialog reads as yes or no", async (t) => {
+  const jsgf = buildGrammar({ open: [], yesNo: true }).jsgf;
+  for (const [name, phrases] of [['yes', YES_PHRASES], ['no', NO_PHRASES]] as const) {
+    const alternatives = rule(jsgf, name).replace(/^<\w+> = \(|\);$/g, '').split(' | ');
+    t.same(alternatives, phrases, `<${name}>`);
+  }
+  t.match(rule(jsgf, 'yesno'), /<yes> \[<agreed>\]/, 'a yes with what follows it: "yes, that works"');
+  t.notMatch(rule(buildGrammar(undefined).jsgf, 'yesno'), /<yes>|\byup\b|\bfine\b/, 'unasked: the short yes words only');
+});
+
 t.test('rejection: garbage and filler alone are no answer; content survives', async (t) => {
   t.match(buildGrammar(undefined).jsgf, /public <turn> = \/1\/ <said> \| \/[0-9.e-]+\/ <garbage>\+;/);
   t.same(readPath('gb_th gb_er gb_m gb_dh gb_eh'), { text: '', garbageShare: 1, rejected: true });
@@ -94,6 +105,10 @@ t.test('rejection: garbage and filler alone are no answer; content survives', as
   t.equal(readPath('gb_ay gb_hh gb_eh gb_p gb_aa gb_th gb_th gb_f yes').rejected, true, 'one word in a long garbage run');
   t.same(readPath('my name is meera'), { text: 'my name is meera', garbageShare: 0, rejected: false });
   t.equal(readPath('gb_s stop calling me').text, 'stop calling me');
+  // words that carry nothing after a day ("friday works", "is fine") are a yes of their own
+  t.equal(readPath('that works').text, 'that works');
+  t.equal(readPath('fine').text, 'fine');
+  t.equal(readPath('it is').rejected, true, 'a tail of a yes is none alone');
 });
 
 t.test("a need's place is any speech after its lead, left out of the reading", async (t) => {

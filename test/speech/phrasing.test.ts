@@ -5,6 +5,7 @@
  * was a name the list lacks.
  */
 import t from 'tap';
+import { AFFIRMATIVE, NEGATIVE } from '../../src/dialog/yes_no.js';
 import { recognise } from '../../src/speech/ears/recogniser.js';
 import { closeSpeechPool } from '../../src/speech/pool.js';
 import { phoneLine } from './helpers/phone_line.js';
@@ -58,6 +59,19 @@ t.test('a name the list lacks, the name asked: rejected, never stored as a liste
       }
       const listed = await hear('My name is Priya.', voice, asking);
       t.equal(listed.text, 'my name is priya', `a listed name is still heard (${voice}, ${asking || 'nothing'} asked): ${listed.path}`);
+    }
+  }
+});
+
+t.test('a yes or a no said with more words is heard, and read by the dialog as yes or no', async (t) => {
+  // before the yes/no grammar held the dialog's phrases and what callers add to them, each of these was rejected
+  // (the agent asked again): "yes, that works" and "yeah, sounds good" in all four voices
+  const lines: Array<[string, RegExp]> = [['Yes, that works.', AFFIRMATIVE], ['Yeah, sounds good.', AFFIRMATIVE],
+    ['Absolutely.', AFFIRMATIVE], ['No, that is all.', NEGATIVE]];
+  for (const voice of ['kal16', 'rms']) {
+    for (const [line, reading] of lines) {
+      const heard = await recognise(await phoneLine(line, voice), 8000, { open: [], yesNo: true });
+      t.match(heard.text, reading, `${voice}, ${line}: ${heard.path}`);
     }
   }
 });

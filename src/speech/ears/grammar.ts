@@ -6,6 +6,7 @@
  * being forced onto the nearest phrase, and the reading (reading.ts) rejects a turn that holds no phrase.
  */
 import type { ListenHint } from '../../adapters/types.js';
+import { NO_PHRASES, YES_PHRASES } from '../../dialog/yes_no.js';
 import { ALWAYS_ON, DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS, PROPERTY_KINDS, TEENS, TENS, UNITS, WEEKDAYS } from './vocabulary.js';
 
 /** the acoustic model's phones: each becomes a garbage word `gb_<phone>` */
@@ -76,8 +77,20 @@ const RULES: Record<string, string> = {
   // a subject comes with its verb: "I a villa" is no answer (that path gave slt's "I want a villa" as "i a land")
   need_said: '[[we | i] <wanting> [<hes>]] <wanted>',
   need_led: '[we | i] <wanting> [<hes>] <wanted>',
-  yesno: "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]",
+  // to a yes/no question: the phrases the dialog reads as yes or no (dialog/yes_no.ts), with what a caller adds to
+  // them; "nothing else" answers "anything else?". Unasked, the short yes words only (YES_NO_UNASKED)
+  yes: `(${YES_PHRASES.join(' | ')})`,
+  no: `(${NO_PHRASES.join(' | ')})`,
+  agreed: "(that works | that's fine | that is fine | sounds good | that's right | that is right | go ahead | it is)",
+  no_more: "(nothing else | that's all | that is all | that's it | it isn't | it's not | not now | not yet)",
+  yesno: '(<yes> [<agreed>] | <no> [<no_more>] | nothing else) [please | thank you]',
 };
+
+/**
+ * A yes or no where no yes/no question was asked: rare, and in a row of answers the dialog's shorter yes words took
+ * another answer's first word ("next monday at 4 pm" heard as "yup monday at 4 pm", "hi i am sunil" as "fine i am sunil")
+ */
+const YES_NO_UNASKED = "(yes | yeah | yep | sure | okay | ok | no | nope | correct | right | that's right | of course | not really) [please | thank you]";
 
 /** JSGF-safe word: lower case letters and apostrophes only (names from a context may hold anything). */
 export function grammarWord(w: string): string | undefined {
@@ -149,7 +162,7 @@ export function buildGrammar(hint: ListenHint | undefined, known: (word: string)
     `<name_phones> = ${'<garbage> ['.repeat(MAX_NAME_PHONES - 1)}<garbage>${']'.repeat(MAX_NAME_PHONES - 1)};`,
     `<name> = (${names.join(' | ')});`,
     `<garbage> = (${garbageWords().map(([g]) => g).join(' | ')});`,
-    ...Object.entries(RULES).map(([k, v]) => `<${k}> = ${v};`),
+    ...Object.entries({ ...RULES, ...(hint?.yesNo ? {} : { yesno: YES_NO_UNASKED }) }).map(([k, v]) => `<${k}> = ${v};`),
     ...intentRules,
   ];
   return { jsgf: lines.join('\n') + '\n', key: `${one ? asked ?? 'yesno' : 'several'}|${hint?.yesNo ? 1 : 0}|${extra.join(',')}` };

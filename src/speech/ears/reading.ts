@@ -9,6 +9,7 @@
  * grammar's shortest answers. So is a range that falls ("ten to three lakh"): nobody says one, it is a misheard
  * "seventeen lakh".
  */
+import { AFFIRMATIVE } from '../../dialog/yes_no.js';
 import { GARBAGE_PREFIX, NAME_LEADS, PLACE_LEADS } from './grammar.js';
 import { DAY_PARTS, DAY_PARTS_ALONE, FIRST_NAMES, HESITATIONS, HOURS, NUMBER_WORDS, WEEKDAYS } from './vocabulary.js';
 
@@ -34,7 +35,8 @@ export function readPath(path: string): Reading {
   const garbage = words.filter((w) => w.startsWith(GARBAGE_PREFIX)).length;
   const kept = words.filter((w) => !w.startsWith(GARBAGE_PREFIX)).map((w) => w.replace(/\(\d+\)$/, ''))
     .filter((w) => !HESITATION.has(w));
-  const content = kept.filter((w) => !EMPTY_WORDS.has(w)).length;
+  // a yes in words that carry nothing elsewhere ("that works", "fine") answers a yes/no question
+  const content = kept.filter((w) => !EMPTY_WORDS.has(w)).length || (AFFIRMATIVE.test(kept.join(' ')) ? 1 : 0);
   const garbageShare = words.length ? garbage / words.length : 0;
   const rejected = content === 0 || garbage > MAX_GARBAGE_PER_CONTENT_WORD * content || answersOneFieldTwice(kept) || hasFallingRange(kept);
   return { text: rejected ? '' : spokenToText(kept), garbageShare, rejected };

@@ -71,6 +71,15 @@ export function loadScenarioPcm(sc: Scenario, rate: 8000 | 16000): Int16Array {
   return readWav(readFileSync(path.join(sc.dir, path.basename(file)))).pcm;
 }
 
+/** Real human speech no grammar holds: the LibriVox book sentences of the turn-taking corpora present, each turn at 8 kHz. */
+export function humanBookTurns(): Array<{ scenario: string; pcm: Int16Array }> {
+  return CORPORA.filter((c) => existsSync(path.join(c.dir, 'manifest.json'))).flatMap((c) => loadManifest(c.dir))
+    .filter((s) => s.tags.includes('human_speech')).flatMap((s) => {
+      const pcm = loadScenarioPcm(s, 8000);
+      return s.turns.map((t) => ({ scenario: s.name, pcm: pcm.subarray(t.startMs * 8, t.endMs * 8) }));
+    });
+}
+
 export function agentSpeakingAt(sc: Scenario, ms: number): boolean {
   return sc.agentSpeaking.some((a) => ms >= a.startMs && ms < a.endMs);
 }

@@ -26,7 +26,7 @@ import { trimToSpeech } from '../src/speech/ears/trim.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
 import { renderAt } from '../src/speech/voice/render.js';
 import { loadManifest } from './speech_dev_lib.js';
-import { CORPORA, loadManifest as loadScenarios, loadScenarioPcm } from './audio_corpus_lib.js';
+import { humanBookTurns } from './audio_corpus_lib.js';
 import { colouredNoise } from './audio_noise.js';
 import { phoneLine, withPinkNoise } from './phone_line.js';
 import { IN_GRAMMAR, OUT_OF_GRAMMAR } from './speech_lines.js';
@@ -168,11 +168,7 @@ console.table(aloneRows);
 // Real human speech no grammar holds: the LibriVox book sentences of the turn-taking corpora (clean and in noise),
 // each turn heard as the adapter hears it under every hint; none may be an answer.
 const humanRows = [];
-const humanTurns = CORPORA.filter((c) => existsSync(path.join(c.dir, 'manifest.json')))
-  .flatMap((c) => loadScenarios(c.dir)).filter((s) => s.tags.includes('human_speech')).flatMap((s) => {
-    const pcm = loadScenarioPcm(s, 8000);
-    return s.turns.map((t) => ({ scenario: s.name, pcm: pcm.subarray(t.startMs * 8, t.endMs * 8) }));
-  });
+const humanTurns = humanBookTurns();
 for (const [label, hint] of hints) {
   const accepted: string[] = [];
   for (const t of humanTurns) { const r = await recognise(t.pcm, 8000, hint); if (!r.rejected) accepted.push(`${t.scenario}: ${r.text}`); }

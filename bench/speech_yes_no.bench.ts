@@ -6,13 +6,11 @@
  *
  *   npm run bench -- speech_yes_no
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { AFFIRMATIVE, NEGATIVE } from '../src/dialog/yes_no.js';
 import { NOTHING_ELSE_RE } from '../src/dialog/intents.js';
 import { recognise } from '../src/speech/ears/recogniser.js';
 import { loadFlite } from '../src/speech/voice/flite.js';
-import { CORPORA, loadManifest, loadScenarioPcm } from './audio_corpus_lib.js';
+import { humanBookTurns } from './audio_corpus_lib.js';
 import { benchVoices } from './phone_line.js';
 import { OUT_OF_GRAMMAR, YES_NO_REPLIES } from './speech_lines.js';
 
@@ -48,11 +46,7 @@ const sum = (k: 'right' | 'wrong' | 'rejected') => rows.reduce((a, r) => a + r[k
 console.log(`all voices: right ${sum('right')}, wrong ${sum('wrong')}, rejected ${sum('rejected')} of ${YES_NO_REPLIES.length * rows.length}`);
 console.log(`everyday lines taken for an answer: ${everydayHeard}/${everyday}`, everydayAs);
 
-const human = CORPORA.filter((c) => existsSync(path.join(c.dir, 'manifest.json'))).flatMap((c) => loadManifest(c.dir))
-  .filter((s) => s.tags.includes('human_speech')).flatMap((s) => {
-    const pcm = loadScenarioPcm(s, 8000);
-    return s.turns.map((t) => pcm.subarray(t.startMs * 8, t.endMs * 8));
-  });
+const human = humanBookTurns();
 const humanAs: string[] = [];
-for (const pcm of human) { const heard = await recognise(pcm, 8000, hint); if (!heard.rejected) humanAs.push(heard.text); }
+for (const { pcm } of human) { const heard = await recognise(pcm, 8000, hint); if (!heard.rejected) humanAs.push(heard.text); }
 console.log(`real human book sentences taken for an answer: ${humanAs.length}/${human.length}`, humanAs);

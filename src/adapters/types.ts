@@ -130,7 +130,10 @@ export interface SttStream {
    * the turn (optional: a recogniser that decodes everything written ignores it; speech resuming calls speechStarted).
    */
   speechStopped?(atMs: number, speechEndMs: number): void;
-  /** Forces a final transcript for everything written so far (called at end of turn). */
+  /**
+   * Forces a final transcript for everything written so far (called at end of turn). A turn may end before the one
+   * before it is heard: each call covers what was written since the call before, whatever is still pending.
+   */
   finalize(opts?: AdapterCallOptions): Promise<TranscriptResult>;
   /** partial and final results as they come */
   onResult(listener: (r: TranscriptResult) => void): void;

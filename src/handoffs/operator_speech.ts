@@ -6,6 +6,7 @@
  */
 import { FRAME_MS } from '../audio/index.js';
 import type { SttStream } from '../adapters/types.js';
+import { finalizeNow } from '../adapters/finalize_now.js';
 
 /** frame RMS above which the operator is taken to speak (about -36 dBFS: a voice near the microphone) */
 export const SPEECH_RMS = 500;
@@ -62,7 +63,8 @@ export class OperatorSpeech {
     this.#turn = undefined;
     const durationMs = (t.frames - t.quiet) * FRAME_MS;
     if (t.loud * FRAME_MS < MIN_TURN_MS) { this.#discard(); return; }
-    this.#chain = this.#chain.then(() => this.stt.finalize({ timeoutMs: this.o.timeoutMs }))
+    const heard = finalizeNow(this.stt, { timeoutMs: this.o.timeoutMs }); // reported in turn order, after the turns before
+    this.#chain = this.#chain.then(() => heard)
       .then((r) => this.o.onTurn({ text: r.text.trim(), offsetMs: t.offsetMs, durationMs }),
         (err) => { this.o.onError(err); this.o.onTurn({ text: '', offsetMs: t.offsetMs, durationMs }); });
   }
@@ -70,6 +72,7 @@ export class OperatorSpeech {
   #quietFrames = 0;
   /** what the recogniser holds is not a turn (quiet, a click): finalized and its result ignored */
   #discard(): void {
-    this.#chain = this.#chain.then(() => this.stt.finalize({ timeoutMs: this.o.timeoutMs })).catch(() => undefined);
+    const heard = finalizeNow(this.stt, { timeoutMs: this.o.timeoutMs });
+    this.#chain = this.#chain.then(() => heard).catch(() => undefined);
   }
 }

@@ -7,6 +7,7 @@ import type { AudioEvent, CallAudioChannel } from '../audio/index.js';
 import { FRAME_MS, mulawDecode } from '../audio/index.js';
 import type { DialogTurnRequest, SpeechToTextAdapter, DialogAdapter, TextToSpeechAdapter, SttStream } from '../adapters/types.js';
 import { AdapterError } from '../adapters/types.js';
+import { finalizeNow } from '../adapters/finalize_now.js';
 import type { Logger } from '../log.js';
 import { Playout } from '../media/playout.js';
 import type { MediaStream } from '../media/stream.js';
@@ -92,7 +93,7 @@ export class CallSession {
   #finished = false;
   #reply?: LiveReply;
   #stt: SttStream;
-  /** transcripts are finalised one at a time, in order */
+  /** transcripts are dispatched one at a time, in the order of their turns */
   #sttChain: Promise<unknown> = Promise.resolve();
   /** detector events are handled in order, one batch after the other */
   #turnWall?: TurnWall;
@@ -368,9 +369,10 @@ export class CallSession {
 
   #finalize(purpose: 'turn' | 'barge_in', turn?: TurnTiming): void {
     const wall = this.#turnWall;
+    const heard = finalizeNow(this.#stt, { timeoutMs: this.c.adapterTimeoutMs }); // dispatched after the turns before
     this.#sttChain = this.#sttChain.then(async () => {
       try {
-        const { text, unheard } = await this.#stt.finalize({ timeoutMs: this.c.adapterTimeoutMs });
+        const { text, unheard } = await heard;
         if (purpose === 'turn' && wall) wall.transcribedAt = this.#now();
         this.dispatch({ type: 'TranscriptFinal', purpose, text, turn, ...(unheard && !text ? { unheard } : {}) });
       } catch (error) {

@@ -160,9 +160,10 @@ class ScriptedStt implements SttStream {
   said(text: string): void { this.#words.push(text); }
   interim(text: string): void { for (const l of this.#listeners) l({ text, final: false, startMs: 0, endMs: 0 }); }
   write(): void {}
+  /** the turn is what was said until the call (a recogniser cuts it then), heard after the stage's delay */
   async finalize(): Promise<TranscriptResult> {
-    await this.delay();
     const text = this.#words.splice(0).join(' ');
+    await this.delay();
     return { text, final: true, startMs: 0, endMs: 0 };
   }
   onResult(l: (r: TranscriptResult) => void): void { this.#listeners.push(l); }

@@ -275,6 +275,8 @@ function onTurnWords(s: SessionState, out: SessionAction[], text: string, turn?:
   }
   // An acknowledgement is never an answer: it is noted, and the agent keeps going or keeps waiting.
   if (verdict === 'backchannel' && !s.heldText) { out.push({ type: 'RecordBackchannel', text }); return; }
+  // a reply these words replace is cut first: what was heard of it came before them, in the transcript too
+  if (s.phase !== 'disclosure') cutCurrent(s, out);
   out.push({ type: 'RecordCallerTurn', text });
   s.heldText = join(s.heldText, text);
   if (s.phase === 'disclosure') return; // answered once the disclosure has played
@@ -306,9 +308,9 @@ function onBargeInWords(s: SessionState, out: SessionAction[], text: string): vo
 
 function confirmBargeIn(s: SessionState, out: SessionAction[], text: string): void {
   out.push({ type: 'RecordInterruption' });
+  cutCurrent(s, out); // what was heard of the reply goes in the transcript before the words that cut it
   // the words that cut in are the caller's turn (answered with what the turn's end adds); '' when interim words decided
   if (text) out.push({ type: 'RecordCallerTurn', text });
-  cutCurrent(s, out);
   s.phase = 'listening';
   s.heldText = join(s.heldText, text);
   s.lastActivityMs = s.mediaMs;

@@ -120,7 +120,8 @@ t.test('listening: a lone backchannel is never answered; noise is nothing', asyn
 t.test('thinking: a newer turn replaces the reply in the making, and answers both', async (t) => {
   const d = drive([...thinking, { type: 'TurnEnded', atMs: 12_000, speechEndMs: 11_200 },
     { type: 'TranscriptFinal', purpose: 'turn', text: 'with two bedrooms' }]);
-  t.same(d.last, [{ type: 'RecordCallerTurn', text: 'with two bedrooms' }, { type: 'CutReply', replyId: 3 },
+  // the reply is cut before the words are recorded: the transcript keeps what was said in the order it was said
+  t.same(d.last, [{ type: 'CutReply', replyId: 3 }, { type: 'RecordCallerTurn', text: 'with two bedrooms' },
     { type: 'StartReply', replyId: 4, kind: 'answer', callerText: 'I want a flat with two bedrooms', turn: undefined }]);
 });
 
@@ -150,7 +151,7 @@ t.test('interrupted: a backchannel or no words resume the reply where it stopped
 t.test('interrupted: words cut the reply, are recorded as the caller\'s, and the caller keeps the turn', async (t) => {
   const d = drive([...interrupted, { type: 'SpeechStopped', atMs: 12_300, speechEndMs: 12_100 }, { type: 'TranscriptFinal', purpose: 'barge_in', text: 'Wait, I meant' }]);
   t.same(d.last, [{ type: 'ResolveBargeIn', verdict: 'words' }, { type: 'RecordInterruption' },
-    { type: 'RecordCallerTurn', text: 'Wait, I meant' }, { type: 'CutReply', replyId: 3 }]);
+    { type: 'CutReply', replyId: 3 }, { type: 'RecordCallerTurn', text: 'Wait, I meant' }]);
   t.equal(d.s.phase, 'listening');
   t.equal(d.s.heldText, 'Wait, I meant');
   const answered2 = step(d.s, { type: 'TurnEnded', atMs: 13_100, speechEndMs: 12_300 });

@@ -78,6 +78,43 @@ t.test('barge-in during a streamed reply: paused at once, cut by the words, the 
   t.equal(r.said.at(-1)?.text, 'Of course.');
 });
 
+t.test('words that cut a reply come after what was heard of it, on a recogniser with no interim words', async (t) => {
+  // the offline ears give final text only: the barge-in is decided by its final transcript, the reply cut then
+  const reply = { chunks: ['May I have ', 'your full ', 'name, please? ', 'And the best ', 'number to reach ', 'you later? ', 'Thank you.'], stallAfter: 6 };
+  const r = await runSession({
+    replies: [reply, { chunks: ['Of course.'] }],
+    steps: [
+      { at: 800, event: 'SpeechStarted' }, { at: 900, says: 'no wait' }, { at: 1000, event: 'BargeInDetected' },
+      { at: 1300, event: 'SpeechStopped' }, { at: 2100, event: 'TurnEnded' },
+    ],
+    untilMs: 4000,
+  });
+  t.equal(r.session.ledger.interruptions, 1);
+  const order = r.said.map((s) => `${s.speaker}${s.truncated ? ' (cut)' : ''}`);
+  t.same(order, ['agent', 'agent (cut)', 'caller', 'agent'], `the transcript in the order things were said: ${JSON.stringify(r.said)}`);
+  const history = r.dialog.requests[1].history.map((h) => h.role);
+  t.same(history.slice(-2), ['agent', 'caller'], 'the dialog sees its cut reply before the words that cut it');
+  t.equal(r.said.at(-1)?.text, 'Of course.');
+});
+
+t.test('a slow recogniser: each turn is cut at its own end, never merged with the words after it', async (t) => {
+  // each finalize takes 3 s: the second and third turns end while the first is still being heard
+  const r = await runSession({
+    replies: [opening, { chunks: ['Thanks.'] }, { chunks: ['Noted.'] }, { chunks: ['Sure.'] }],
+    stageMs: { stt: 3000 },
+    steps: [
+      { at: 1500, event: 'SpeechStarted' }, { at: 1600, says: 'My name is Ravi' }, { at: 1800, event: 'SpeechStopped' }, { at: 2600, event: 'TurnEnded' },
+      { at: 3000, event: 'SpeechStarted' }, { at: 3100, says: 'I want to buy' }, { at: 3300, event: 'SpeechStopped' }, { at: 4100, event: 'TurnEnded' },
+      { at: 4500, event: 'SpeechStarted' }, { at: 4600, says: 'in Pune' }, { at: 4800, event: 'SpeechStopped' }, { at: 5600, event: 'TurnEnded' },
+    ],
+    untilMs: 12_000,
+  });
+  const finalizedAt = r.actions.filter((a) => a.type === 'FinalizeTranscript').map((a) => a.at);
+  t.same(finalizedAt, [2600, 4100, 5600], 'each turn finalized at its end');
+  t.same(r.said.filter((s) => s.speaker === 'caller').map((s) => s.text), ['My name is Ravi', 'I want to buy', 'in Pune'],
+    'three turns, in order, each with its own words');
+});
+
 t.test('a backchannel over a reply resumes it from the same frame, nothing re-synthesised', async (t) => {
   const r = await runSession({
     replies: [{ chunks: ['May I have your full name and the best number to reach you?'] }],

@@ -11,7 +11,8 @@ export interface AdapterCallOptions {
   /**
    * deadline in ms; exceeding it rejects with AdapterError code 'timeout'. Unary calls (placeCall, hangup,
    * transfer, finalize, transcribe): the whole call. Streams (dialog turn, synthesize): the wait for each next
-   * item, so a consumer pulling at playback pace is never cut off but a stalled producer is.
+   * item, so a consumer pulling at playback pace is never cut off but a stalled producer is. 0: none (the caller
+   * enforces its own, through `signal`).
    */
   timeoutMs?: number;
 }

@@ -63,8 +63,8 @@ export class OperatorSpeech {
     this.#turn = undefined;
     const durationMs = (t.frames - t.quiet) * FRAME_MS;
     if (t.loud * FRAME_MS < MIN_TURN_MS) { this.#discard(); return; }
-    const heard = finalizeNow(this.stt, { timeoutMs: this.o.timeoutMs }); // reported in turn order, after the turns before
-    this.#chain = this.#chain.then(() => heard)
+    const heard = finalizeNow(this.stt, this.o.timeoutMs); // reported in turn order, after the turns before
+    this.#chain = this.#chain.then(heard)
       .then((r) => this.o.onTurn({ text: r.text.trim(), offsetMs: t.offsetMs, durationMs }),
         (err) => { this.o.onError(err); this.o.onTurn({ text: '', offsetMs: t.offsetMs, durationMs }); });
   }
@@ -72,7 +72,6 @@ export class OperatorSpeech {
   #quietFrames = 0;
   /** what the recogniser holds is not a turn (quiet, a click): finalized and its result ignored */
   #discard(): void {
-    const heard = finalizeNow(this.stt, { timeoutMs: this.o.timeoutMs });
-    this.#chain = this.#chain.then(() => heard).catch(() => undefined);
+    this.#chain = this.#chain.then(finalizeNow(this.stt, this.o.timeoutMs)).catch(() => undefined);
   }
 }

@@ -36,14 +36,13 @@ class FailoverStream implements SttStream {
   write(pcm: Int16Array, atMs: number): void { this.primary.write(pcm, atMs); this.backup.write(pcm, atMs); }
 
   async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
+    const turn = this.backup.cut(); // the turn's audio as it ends now: the next turn may end before the primary answers
     try {
-      const r = await this.primary.finalize(opts);
-      this.backup.discard();
-      return r;
+      return await this.primary.finalize(opts);
     } catch (err) {
       if (passedOn(err, opts)) throw err;
       this.log.warn({ err: (err as Error).message }, 'speech-to-text turn failed over to the transcription endpoint');
-      return this.backup.finalize(opts);
+      return this.backup.hear(turn, opts);
     }
   }
 

@@ -369,10 +369,10 @@ export class CallSession {
 
   #finalize(purpose: 'turn' | 'barge_in', turn?: TurnTiming): void {
     const wall = this.#turnWall;
-    const heard = finalizeNow(this.#stt, { timeoutMs: this.c.adapterTimeoutMs }); // dispatched after the turns before
+    const heard = finalizeNow(this.#stt, this.c.adapterTimeoutMs); // cut now, dispatched after the turns before
     this.#sttChain = this.#sttChain.then(async () => {
       try {
-        const { text, unheard } = await heard;
+        const { text, unheard } = await heard();
         if (purpose === 'turn' && wall) wall.transcribedAt = this.#now();
         this.dispatch({ type: 'TranscriptFinal', purpose, text, turn, ...(unheard && !text ? { unheard } : {}) });
       } catch (error) {

@@ -69,6 +69,19 @@ t.test('a refused Deepgram key: every turn is transcribed from its own audio by 
   t.equal(whole.text, 'from whisper two', 'whole utterances fail over too');
 });
 
+t.test('a turn that ends while the one before is still with Deepgram: each fails over with its own audio', async (t) => {
+  const { oa, stt } = await setup(t, 'dg-wrong');
+  const s = stt.open({ callId: 'c4', language: 'en-IN', sampleRateHz: 8000 });
+  t.teardown(() => s.close());
+  let at = play(s, '_ss_____', 0);
+  const first = s.finalize({ timeoutMs: 3000 }); // the session asks at each turn's end, not once the turn before is heard
+  at = play(s, '____sss___', at);
+  const second = s.finalize({ timeoutMs: 3000 });
+  // the two requests race to the fake, which answers in arrival order
+  t.same([(await first).text, (await second).text].sort(), ['from whisper one', 'from whisper two'], 'both turns heard');
+  t.same(oa.requests.map((r) => r.durationMs).sort((a, b) => a - b), [800, 1000], 'each turn sent its own audio, not the two together');
+});
+
 t.test('a deadline is passed on, not failed over', async (t) => {
   const dg = await startFakeDeepgram({ apiKey: 'dg-key', script: ['late words'], finalLatencyMs: 300 });
   const oa = await startFakeTranscription({ apiKey: 'sk-key', script: ['never'] });

@@ -109,7 +109,7 @@ class GrpcSttStream implements SttStream {
     return new Promise<TranscriptResult>((resolve, reject) => {
       const timeoutMs = opts?.timeoutMs ?? this.defaultTimeoutMs;
       const done = () => { clearTimeout(timer); opts?.signal?.removeEventListener('abort', onAbort); this.#pending.delete(id); };
-      const timer = setTimeout(() => { done(); reject(new AdapterError('stt', 'timeout', `stt finalize exceeded ${timeoutMs} ms`)); }, timeoutMs);
+      const timer = timeoutMs > 0 ? setTimeout(() => { done(); reject(new AdapterError('stt', 'timeout', `stt finalize exceeded ${timeoutMs} ms`)); }, timeoutMs) : undefined;
       const onAbort = () => { done(); reject(new AdapterError('stt', 'canceled', 'finalize canceled')); };
       opts?.signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, { resolve: (r) => { done(); resolve(r); }, reject: (e) => { done(); reject(e); } });

@@ -76,6 +76,9 @@ export class OpenAiStt implements SpeechToTextAdapter {
   }
 }
 
+/** A turn's audio as the buffer held it when the turn ended, and its media times. */
+export interface BufferedTurn { chunks: Int16Array[]; samples: number; startMs: number; endMs: number }
+
 /** The call fallback: the caller's audio since the last finalize, sent whole at the end of the turn. */
 export class BufferedSttStream implements SttStream {
   #chunks: Int16Array[] = [];
@@ -103,20 +106,29 @@ export class BufferedSttStream implements SttStream {
 
   async finalize(opts?: AdapterCallOptions): Promise<TranscriptResult> {
     if (this.#closed) throw new AdapterError('stt', 'canceled', 'stream closed');
-    // The buffer holds everything since the last turn, mostly the caller listening: send from a little before the
-    // first loud frame, so the request (and Whisper's time) is the utterance's, not the agent's whole reply.
-    const loud = this.#chunks.findIndex((c) => peak(c) >= LOUD_PEAK);
-    const from = loud === -1 ? 0 : Math.max(0, loud - LEAD_IN_CHUNKS);
-    const kept = this.#chunks.slice(from);
-    const skipped = this.#chunks.slice(0, from).reduce((n, c) => n + c.length, 0);
-    const pcm = new Int16Array(this.#samples - skipped);
-    let at = 0;
-    for (const c of kept) { pcm.set(c, at); at += c.length; }
-    const startMs = (this.#startMs ?? this.#endMs) + (skipped / this.rateHz) * 1000;
-    const endMs = this.#endMs;
+    return this.hear(this.cut(), opts);
+  }
+
+  /** Ends the turn now: its audio, kept for `hear`; the buffer starts over. */
+  cut(): BufferedTurn {
+    const turn = { chunks: this.#chunks, samples: this.#samples, startMs: this.#startMs ?? this.#endMs, endMs: this.#endMs };
     this.#chunks = [];
     this.#samples = 0;
     this.#startMs = undefined;
+    return turn;
+  }
+
+  /** Transcribes a turn `cut` from this stream. */
+  async hear({ chunks, samples, startMs: firstMs, endMs }: BufferedTurn, opts?: AdapterCallOptions): Promise<TranscriptResult> {
+    // The buffer holds everything since the last turn, mostly the caller listening: send from a little before the
+    // first loud frame, so the request (and Whisper's time) is the utterance's, not the agent's whole reply.
+    const loud = chunks.findIndex((c) => peak(c) >= LOUD_PEAK);
+    const from = loud === -1 ? 0 : Math.max(0, loud - LEAD_IN_CHUNKS);
+    const skipped = chunks.slice(0, from).reduce((n, c) => n + c.length, 0);
+    const pcm = new Int16Array(samples - skipped);
+    let at = 0;
+    for (const c of chunks.slice(from)) { pcm.set(c, at); at += c.length; }
+    const startMs = firstMs + (skipped / this.rateHz) * 1000;
     const r = await this.stt.transcribe(pcm, { language: this.language, sampleRateHz: this.rateHz, ...opts });
     const result: TranscriptResult = { ...r, startMs, endMs };
     if (!this.#closed) for (const l of this.#listeners) l(result);

@@ -135,9 +135,6 @@ export class BufferedSttStream implements SttStream {
     return result;
   }
 
-  /** Forgets the audio kept so far (another recogniser has transcribed this turn). */
-  discard(): void { this.#chunks = []; this.#samples = 0; this.#startMs = undefined; }
-
   onResult(listener: (r: TranscriptResult) => void): void { this.#listeners.push(listener); }
 
   close(): void { this.#closed = true; this.#chunks = []; this.#samples = 0; this.#listeners.length = 0; }

@@ -52,11 +52,13 @@ t.test('words during the disclosure are kept and answered after it', async (t) =
   t.equal(r.dialog.requests[0].callerText, 'Who is this?', 'the first turn after the disclosure answers it');
 });
 
+/** an opening reply of three sentences in small chunks; the model stalls before its last */
+const streamedReply = { chunks: ['May I have ', 'your full ', 'name, please? ', 'And the best ', 'number to reach ', 'you later? ', 'Thank you.'], stallAfter: 6 };
+
 t.test('barge-in during a streamed reply: paused at once, cut by the words, the stream aborted, only the heard part kept', async (t) => {
-  // the opening reply streams three sentences in small chunks: 'Great.' … ; the caller cuts in 300 ms into it
-  const reply = { chunks: ['May I have ', 'your full ', 'name, please? ', 'And the best ', 'number to reach ', 'you later? ', 'Thank you.'], stallAfter: 6 };
+  // the opening reply streams three sentences in small chunks; the caller cuts in 300 ms into it
   const r = await runSession({
-    replies: [reply, { chunks: ['Of course.'] }],
+    replies: [streamedReply, { chunks: ['Of course.'] }],
     steps: [
       { at: 800, event: 'SpeechStarted' }, { at: 900, says: 'no wait' }, { at: 1000, event: 'BargeInDetected' },
       { at: 1040, interim: 'no wait I' }, { at: 1300, event: 'SpeechStopped' }, { at: 2100, event: 'TurnEnded' },
@@ -80,9 +82,8 @@ t.test('barge-in during a streamed reply: paused at once, cut by the words, the 
 
 t.test('words that cut a reply come after what was heard of it, on a recogniser with no interim words', async (t) => {
   // the offline ears give final text only: the barge-in is decided by its final transcript, the reply cut then
-  const reply = { chunks: ['May I have ', 'your full ', 'name, please? ', 'And the best ', 'number to reach ', 'you later? ', 'Thank you.'], stallAfter: 6 };
   const r = await runSession({
-    replies: [reply, { chunks: ['Of course.'] }],
+    replies: [streamedReply, { chunks: ['Of course.'] }],
     steps: [
       { at: 800, event: 'SpeechStarted' }, { at: 900, says: 'no wait' }, { at: 1000, event: 'BargeInDetected' },
       { at: 1300, event: 'SpeechStopped' }, { at: 2100, event: 'TurnEnded' },
